@@ -1,0 +1,1 @@
+"""Camera intrinsics, board registration, light and colour, and piece-set enrolment."""

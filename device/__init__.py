@@ -1,0 +1,1 @@
+"""The running system: frame sources, the tracker, services, the command line."""

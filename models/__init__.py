@@ -1,0 +1,1 @@
+"""The ONNX models and their model cards (models/<name>.md)."""
