@@ -1,0 +1,56 @@
+from collections import Counter
+
+import pytest
+
+from vision import real_dice
+
+
+@pytest.fixture(scope="module")
+def crops(shared_dir):
+    return real_dice.load(shared_dir / "data" / "real-dice")
+
+
+def test_loads_all_groups_with_labels(crops):
+    groups = real_dice.by_group(crops)
+    assert list(groups) == list(real_dice.GROUPS)
+    assert {g: len(c) for g, c in groups.items()} == {"IMG2019": 1793, "other": 481, "IMGother": 58}
+    assert {c.pips for c in crops} == set(range(1, 7))
+    image = crops[0].image()
+    assert image.ndim == 3 and image.shape[2] == 3 and min(image.shape[:2]) >= 24
+
+
+def test_env_var_points_at_the_shared_folder(monkeypatch, shared_dir, tmp_path):
+    monkeypatch.setenv(real_dice.ENV_VAR, str(shared_dir))
+    assert real_dice.data_dir() == shared_dir / "data" / "real-dice"
+    monkeypatch.setenv(real_dice.ENV_VAR, str(tmp_path))
+    with pytest.raises(real_dice.RealDiceMissing, match="TABLEREF_SHARED"):
+        real_dice.load()
+
+
+def test_bad_row_is_named(tmp_path):
+    (tmp_path / "labels.csv").write_text("file,pips,source\ncrops/a.png,six,IMG2019\n")
+    with pytest.raises(real_dice.RealDiceMissing, match=r"labels.csv:2"):
+        real_dice.load(tmp_path)
+
+
+def test_split_is_stratified_disjoint_and_deterministic(crops):
+    enrol, held = real_dice.split(crops, "IMG2019", 0.25)
+    assert {c.source for c in enrol} == {"IMG2019"}
+    assert not {c.path for c in enrol} & {c.path for c in held}
+    assert len(enrol) + len(held) == len(crops)
+    group = Counter(c.pips for c in crops if c.source == "IMG2019")
+    chosen = Counter(c.pips for c in enrol)
+    assert all(abs(chosen[p] - 0.25 * n) <= 0.5 for p, n in group.items())
+    assert real_dice.split(crops, "IMG2019", 0.25) == (enrol, held)
+    other_seed, _ = real_dice.split(crops, "IMG2019", 0.25, seed="other")
+    assert other_seed != enrol
+    # growing the fraction keeps the crops already chosen
+    bigger, _ = real_dice.split(crops, "IMG2019", 0.5)
+    assert {c.path for c in enrol} <= {c.path for c in bigger}
+
+
+def test_split_rejects_unknown_group_and_bad_fraction(crops):
+    with pytest.raises(ValueError, match="no crops of group"):
+        real_dice.split(crops, "nope", 0.5)
+    with pytest.raises(ValueError, match="fraction"):
+        real_dice.split(crops, "other", 1.5)
