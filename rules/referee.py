@@ -1,0 +1,271 @@
+"""The referee: from the last legal state and each new observation, the events.
+
+One piece of code for all six games, over ``Game.judge`` (see ``docs/referee.md`` for
+every decision below, in prose):
+
+- Only stable observations are judged; the others are ignored.
+- The first observation of a table begins a game: from the start position
+  (``Game.is_start``) with ``Game.initial_state``, otherwise resumed mid-game with
+  ``Game.state_from_position``. Beginning yields no event (``unclear`` when no legal game
+  reaches the position; the next observation tries again).
+- An observation whose position (and uncertain readings) equals the previous judged one
+  is not judged again: the same position seen again yields no event.
+- ``same`` -> no event (``corrected`` after a violation); ``in-progress`` -> no event;
+  ``moves`` -> ``move``, then ``win``/``draw`` when the game is over (``Board`` adds the
+  repetition draw); ``violation`` -> ``violation``, and the last legal state stays the
+  reference.
+- An observation that no reading explains legally yields ``unclear`` instead of a
+  violation when its confidence is below ``min_confidence``.
+- After ``win``/``draw`` nothing is judged until the start position is seen again (or
+  the table's game id changes), which begins a new game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rules.core import Board, Game, Illegal, Judgement, Move, RulesError, State, canonical_json
+from rules.observation import (
+    Observation,
+    corrected_event,
+    draw_event,
+    forced_win_event,
+    move_event,
+    unclear_event,
+    violation_event,
+    win_event,
+)
+
+#: default threshold: below it, an observation no reading explains is ``unclear``
+MIN_CONFIDENCE = 0.9
+
+
+class Recorder(Protocol):
+    """What the referee tells a game record (``rules.records.Recorder``)."""
+
+    def begin(self, game: TableGame, obs: Observation) -> None: ...
+
+    def judged(self, game: TableGame, obs: Observation, events: list[dict]) -> None: ...
+
+
+@dataclass
+class TableGame:
+    """The game going on at one table: the referee's memory between observations."""
+
+    table: str
+    game_id: str
+    game: Game
+    board: Board
+    options: dict[str, Any]
+    player_names: tuple[str, ...] | None
+    start_seq: int
+    resumed: bool  # begun from a mid-game position rather than the start
+    seq: int  # the last judged observation's seq
+    over: bool = False
+    in_violation: bool = False
+    last_key: str | None = None  # what the last judged observation showed
+    last_unclear: bool = False
+    forced_win_seen: set[int] = field(default_factory=set)
+    #: (seq, time) of observations judged before a restart (from the record): skipped
+    replayed: set[tuple[int, float]] = field(default_factory=set)
+
+    @property
+    def state(self) -> State:
+        return self.board.state
+
+    @property
+    def ply(self) -> int:
+        return len(self.board.move_stack)
+
+    def player_name(self, index: int | None) -> str:
+        if index is None:
+            return "someone"
+        if self.player_names and 0 <= index < len(self.player_names):
+            return self.player_names[index]
+        return f"player {index}"
+
+
+class Referee:
+    """Judges observations of any number of tables; ``feed`` returns the events."""
+
+    def __init__(
+        self,
+        min_confidence: float = MIN_CONFIDENCE,
+        *,
+        forced_wins: bool = True,
+        recorder: Recorder | None = None,
+        resume: Any = None,
+    ):
+        """``resume(table, obs) -> TableGame | None`` restores a table's game from its
+        record when the table is first seen (``rules.records.Recorder.resume``)."""
+        self.min_confidence = min_confidence
+        self.forced_wins = forced_wins
+        self.recorder = recorder
+        self.resume = resume
+        self.tables: dict[str, TableGame] = {}
+        self._unfollowable: dict[str, str] = {}  # table -> position that could not begin
+
+    # ------------------------------------------------------------------ the stream
+    def feed(self, obs: Observation) -> list[dict[str, Any]]:
+        """The events one observation yields (often none)."""
+        if not obs.stable:
+            return []
+        tg = self.tables.get(obs.table)
+        if tg is None and self.resume is not None:
+            tg = self.resume(obs.table, obs)
+            if tg is not None:
+                self.tables[obs.table] = tg
+        if tg is not None and (obs.seq, obs.time) in tg.replayed:
+            return []  # judged before a restart; its events are in the record
+        if tg is None or tg.game_id != obs.game_id or (
+            tg.over and obs.game.is_start(obs.position)
+        ):
+            return self._begin(obs)
+        if tg.over or obs.seq <= tg.seq:
+            return []
+        tg.seq = obs.seq
+        key = _key(obs)
+        if key == tg.last_key and not tg.last_unclear:
+            return []
+        tg.last_key = key
+        events = self._judge(tg, obs)
+        tg.last_unclear = bool(events) and events[0]["event"] == "unclear"
+        if self.recorder is not None:
+            self.recorder.judged(tg, obs, events)
+        return events
+
+    def feed_all(self, observations: Iterable[Observation]) -> list[dict[str, Any]]:
+        return [e for obs in observations for e in self.feed(obs)]
+
+    # ------------------------------------------------------------------ beginning
+    def _begin(self, obs: Observation) -> list[dict[str, Any]]:
+        game = obs.game
+        self.tables.pop(obs.table, None)
+        try:
+            state = start_state(game, obs)
+        except RulesError as err:
+            if self._unfollowable.get(obs.table) == _key(obs):
+                return []  # said already
+            self._unfollowable[obs.table] = _key(obs)
+            return [unclear_event(
+                obs.table, obs.seq, f"No game can be followed from this position: {err}")]
+        tg = TableGame(
+            table=obs.table, game_id=obs.game_id, game=game, board=Board(game, state),
+            options=dict(state.options), player_names=obs.player_names, start_seq=obs.seq,
+            resumed=not game.is_start(obs.position), seq=obs.seq, last_key=_key(obs),
+        )
+        tg.over = tg.board.outcome() is not None
+        self._unfollowable.pop(obs.table, None)
+        self.tables[obs.table] = tg
+        if self.recorder is not None:
+            self.recorder.begin(tg, obs)
+        events = self._forced_win(tg, obs.seq) if not tg.over else []
+        if self.recorder is not None and events:
+            self.recorder.judged(tg, obs, events)
+        return events
+
+    # ------------------------------------------------------------------ judging
+    def _judge(self, tg: TableGame, obs: Observation) -> list[dict[str, Any]]:
+        if obs.player_names is not None:
+            tg.player_names = obs.player_names
+        verdict = explain(tg.game, tg.state, obs, self.min_confidence)
+        table, seq = obs.table, obs.seq
+        if verdict is None:
+            return [unclear_event(table, seq, (
+                f"The position cannot be read with confidence ({obs.least_confidence:.2f}) "
+                "and no legal move explains it; check the table."))]
+        if verdict.kind == Judgement.SAME:
+            if tg.in_violation:
+                tg.in_violation = False
+                return [corrected_event(table, seq)]
+            return []
+        if verdict.kind == Judgement.IN_PROGRESS:
+            return []
+        if verdict.kind == Judgement.VIOLATION:
+            tg.in_violation = True
+            illegal = verdict.illegal or Illegal("illegal", "That is against the rules.")
+            player = illegal.player if illegal.player is not None else tg.state.turn
+            return [violation_event(table, seq, player, illegal.rule, illegal.message)]
+        tg.in_violation = False
+        events = [self._push(tg, seq, verdict.moves)]
+        outcome = tg.board.outcome()
+        if outcome is not None:
+            tg.over = True
+            if outcome.is_draw:
+                events.append(draw_event(table, seq, outcome.condition))
+            else:
+                events.append(win_event(table, seq, list(outcome.winners), outcome.condition))
+        else:
+            events.extend(self._forced_win(tg, seq))
+        return events
+
+    def _push(self, tg: TableGame, seq: int, moves: tuple[Move, ...]) -> dict[str, Any]:
+        """Plays the judged moves on the board; one ``move`` event for them all."""
+        first_ply, player = tg.ply + 1, tg.state.turn
+        for move in moves:
+            tg.board.push(move)
+        if len(moves) == 1:
+            return move_event(tg.table, seq, first_ply, player, moves[0].notation())
+        # several moves seen at once (a stable frame between them was missed): one event,
+        # as the spec allows one per observation, listing them all
+        event = move_event(
+            tg.table, seq, first_ply, player, "; ".join(m.notation() for m in moves))
+        event["moves"] = [m.notation() for m in moves]
+        return event
+
+    def _forced_win(self, tg: TableGame, seq: int) -> list[dict[str, Any]]:
+        """``forced-win`` information once per player and game, where the game can see it.
+
+        A game offers this with a method ``forced_win(state) -> (player, moves) | None``.
+        """
+        search = getattr(tg.game, "forced_win", None)
+        if not self.forced_wins or search is None:
+            return []
+        found = search(tg.state)
+        if found is None:
+            return []
+        player, line = found
+        if player in tg.forced_win_seen:
+            return []
+        tg.forced_win_seen.add(player)
+        return [forced_win_event(tg.table, seq, player, [str(m) for m in line])]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def start_state(game: Game, obs: Observation) -> State:
+    """The state a game begins from at this observation (see the module doc).
+
+    From the start position: ``initial_state`` with the number of players named (when
+    the game allows it), checked against what is seen; otherwise, or when that does not
+    match, ``state_from_position``. Raises RulesError when no legal game reaches it.
+    """
+    if game.is_start(obs.position):
+        names = obs.player_names or ()
+        n = len(names) if game.min_players <= len(names) <= game.max_players else None
+        state = game.initial_state(obs.options, n) if n else game.initial_state(obs.options)
+        if game.judge(state, obs.position).kind == Judgement.SAME:
+            return state
+    return game.state_from_position(obs.position, obs.options, obs.extra)
+
+
+def explain(
+    game: Game, state: State, obs: Observation, min_confidence: float = MIN_CONFIDENCE
+) -> Judgement | None:
+    """The judgement of the most probable reading that is legal (same, in progress or
+    moves); else the violation of the reading as given, or None (unclear) when the
+    observation's confidence is below the referee's threshold."""
+    first = None
+    for _, position in obs.readings():
+        verdict = game.judge(state, position)
+        if verdict.kind != Judgement.VIOLATION:
+            return verdict
+        first = first or verdict
+    return None if obs.least_confidence < min_confidence else first
+
+
+def _key(obs: Observation) -> str:
+    return canonical_json([obs.raw["position"], obs.raw.get("uncertain")])

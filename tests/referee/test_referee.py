@@ -1,0 +1,186 @@
+"""The referee over a small test game: every decision of docs/referee.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.core import Judgement
+from rules.observation import parse_observation
+from rules.referee import Referee
+from tests.referee.fakegame import LineGame, Place, games, obs
+
+
+def run(*observations, referee=None, **kw):
+    referee = referee or Referee(**kw)
+    return [
+        {k: v for k, v in e.items() if k != "table"}
+        for o in observations
+        for e in referee.feed(parse_observation(o, games))
+    ]
+
+
+def test_a_complete_game_to_a_win():
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "A.B.."), obs(4, "AAB.."))
+    assert events == [
+        {"event": "move", "seq": 2, "ply": 1, "player": 0, "move": "@0"},
+        {"event": "move", "seq": 3, "ply": 2, "player": 1, "move": "@2"},
+        {"event": "move", "seq": 4, "ply": 3, "player": 0, "move": "@1"},
+        {"event": "win", "seq": 4, "winners": [0], "condition": "two-in-a-row"},
+    ]
+
+
+def test_a_draw_names_its_reason():
+    lines = ["A....", "AB...", "ABA..", "ABAB.", "ABABA"]
+    events = run(obs(1, "....."), *(obs(i + 2, c) for i, c in enumerate(lines)))
+    assert events[-1] == {"event": "draw", "seq": 6, "reason": "board-full"}
+    assert [e["ply"] for e in events if e["event"] == "move"] == [1, 2, 3, 4, 5]
+
+
+def test_every_event_carries_the_table():
+    referee = Referee()
+    for o in (obs(1, ".....", table="north"), obs(2, "A....", table="north")):
+        events = referee.feed(parse_observation(o, games))
+    assert events[0]["table"] == "north"
+
+
+def test_unstable_observations_are_ignored():
+    events = run(
+        obs(1, "....."), obs(2, "BBBBB", stable=False), obs(3, "A...."),
+        obs(4, "A.B.B", stable=False), obs(5, "A.B.."),
+    )
+    assert [e["move"] for e in events] == ["@0", "@2"]
+
+
+def test_the_same_position_again_is_no_event():
+    assert run(obs(1, "....."), obs(2, "....."), obs(3, "A...."), obs(4, "A....")) == [
+        {"event": "move", "seq": 3, "ply": 1, "player": 0, "move": "@0"}]
+
+
+def test_violation_then_correction():
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AA..."), obs(4, "A...."))
+    assert events[1:] == [
+        {"event": "violation", "seq": 3, "player": 0, "rule": "not-your-turn",
+         "message": "It is player 1's turn."},
+        {"event": "corrected", "seq": 4},
+    ]
+
+
+def test_after_a_violation_a_legal_move_from_the_reference_counts():
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AA..."), obs(4, "A..B."))
+    assert events[-1] == {"event": "move", "seq": 4, "ply": 2, "player": 1, "move": "@3"}
+
+
+def test_after_a_violation_anything_else_is_another_violation():
+    events = run(
+        obs(1, "....."), obs(2, "A...."),
+        obs(3, ".A..."),   # moved: violation
+        obs(4, ".A..."),   # the same violating position again: nothing new
+        obs(5, "AB.B."),   # something else: another violation
+        obs(6, ".A..."),   # the first violating position, after another: announced again
+        obs(7, "A...."),
+    )
+    assert [(e["event"], e.get("rule")) for e in events[1:]] == [
+        ("violation", "stone-moved"), ("violation", "one-stone"),
+        ("violation", "stone-moved"), ("corrected", None)]
+    assert [e["seq"] for e in events[1:]] == [3, 5, 6, 7]
+
+
+def test_the_player_in_a_violation_is_who_broke_the_rule():
+    events = run(obs(1, "....."), obs(2, "....B"))
+    assert events == [{"event": "violation", "seq": 2, "player": 1, "rule": "not-your-turn",
+                       "message": "It is player 0's turn."}]
+
+
+def test_low_confidence_gives_unclear_not_a_violation():
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AA...", confidence=0.5))
+    assert events[-1]["event"] == "unclear" and events[-1]["seq"] == 3
+    # the same position seen clearly is judged
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AA...", confidence=0.5),
+                 obs(4, "AA..."))
+    assert events[-1]["event"] == "violation"
+
+
+def test_low_confidence_legal_move_is_a_move():
+    events = run(obs(1, "....."), obs(2, "A....", confidence=0.4))
+    assert events == [{"event": "move", "seq": 2, "ply": 1, "player": 0, "move": "@0"}]
+
+
+def test_the_threshold_is_an_option():
+    o = (obs(1, "....."), obs(2, "A...."), obs(3, "AA...", confidence=0.8))
+    assert run(*o)[-1]["event"] == "unclear"
+    assert run(*o, min_confidence=0.7)[-1]["event"] == "violation"
+
+
+def test_an_alternative_reading_that_explains_a_legal_move_is_taken():
+    misread = [{"path": "cells.1", "confidence": 0.55, "alternatives": [["B", 0.4]]}]
+    events = run(obs(1, "....."), obs(2, "A...."),
+                 obs(3, "AA...", confidence=0.55, uncertain=misread))
+    assert events[-1] == {"event": "move", "seq": 3, "ply": 2, "player": 1, "move": "@1"}
+
+
+def test_uncertain_elements_lower_the_confidence():
+    unsure = [{"path": "cells.4", "confidence": 0.3, "alternatives": [[".", 0.2]]}]
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AA..B", uncertain=unsure))
+    assert events[-1]["event"] == "unclear"
+
+
+def test_unknown_cells_match_anything():
+    events = run(obs(1, "....."), obs(2, ["A", None, ".", ".", "."]))
+    assert [e["event"] for e in events] == ["move"]
+
+
+def test_a_mid_game_first_observation_resumes_from_it():
+    events = run(obs(1, "A.B.."), obs(2, "AAB.."))
+    assert events == [
+        {"event": "move", "seq": 2, "ply": 1, "player": 0, "move": "@1"},
+        {"event": "win", "seq": 2, "winners": [0], "condition": "two-in-a-row"},
+    ]
+
+
+def test_a_position_no_game_reaches_is_unclear_once_then_retried():
+    events = run(obs(1, "BB..."), obs(2, "BB..."), obs(3, "....."), obs(4, "A...."))
+    assert [e["event"] for e in events] == ["unclear", "move"]
+
+
+def test_after_a_win_no_moves_until_the_start_position():
+    events = run(
+        obs(1, "....."), obs(2, "A...."), obs(3, "A.B.."), obs(4, "AAB.."),
+        obs(5, "AABB."), obs(6, "....."), obs(7, "....A"),
+    )
+    assert [(e["event"], e["seq"]) for e in events] == [
+        ("move", 2), ("move", 3), ("move", 4), ("win", 4), ("move", 7)]
+    assert events[-1]["ply"] == 1
+
+
+def test_options_and_names_are_taken_from_the_first_observation():
+    referee = Referee()
+    run(obs(1, ".....", options={"colour": "fancy"}, player_names=["Ann", "Bob"]),
+        referee=referee)
+    tg = referee.tables["t1"]
+    assert tg.options == {"colour": "fancy"}
+    assert tg.player_name(1) == "Bob" and tg.player_name(2) == "player 2"
+
+
+def test_tables_are_judged_apart():
+    events = run(obs(1, ".....", table="a"), obs(1, ".....", table="b"),
+                 obs(2, "A....", table="b"), obs(3, "A....", table="a"))
+    assert [(e["seq"], e["move"]) for e in events] == [(2, "@0"), (3, "@0")]
+
+
+def test_several_moves_at_once_are_one_event(monkeypatch):
+    def judge_two(self, state, observed):
+        if observed == state.position:
+            return Judgement(Judgement.SAME)
+        a, b = (Place(observed.cells.index(s)) for s in "AB")
+        after = state.apply(a).apply(b)
+        return Judgement(Judgement.MOVES, moves=(a, b), state=after)
+
+    monkeypatch.setattr(LineGame, "judge", judge_two)
+    events = run(obs(1, "....."), obs(2, "A.B.."))
+    assert events[0] == {"event": "move", "seq": 2, "ply": 1, "player": 0, "move": "@0; @2",
+                         "moves": ["@0", "@2"]}
+
+
+@pytest.mark.parametrize("conf", [0.0, 0.89])
+def test_start_with_low_confidence_still_begins(conf):
+    assert run(obs(1, ".....", confidence=conf), obs(2, "A...."))[-1]["event"] == "move"
