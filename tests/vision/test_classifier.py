@@ -1,0 +1,103 @@
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classifier import Classifier, InputSpec, ModelError, preprocess, softmax
+
+TINY = Path(__file__).parent / "data" / "tiny.onnx"  # written by make_tiny_model.py
+
+
+def stripe(where: str, size: int = 40) -> np.ndarray:
+    """A grey crop, white in one quarter band (top/bottom rows or left/right columns)."""
+    image = np.zeros((size, size), np.uint8)
+    q = size // 4
+    rows = {"top": np.s_[:q, :], "bottom": np.s_[-q:, :], "left": np.s_[:, :q],
+            "right": np.s_[:, -q:]}
+    image[rows[where]] = 255
+    return image
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return Classifier(TINY)
+
+
+def test_reads_heads_and_input_from_metadata(tiny):
+    assert tiny.heads == {"band": ("top", "middle", "bottom"), "side": ("left", "right")}
+    assert tiny.labels == ("top", "middle", "bottom")
+    assert tiny.input == InputSpec(4, 1, (0.0,), (1.0,))
+
+
+def test_predicts_every_head_with_top_k(tiny):
+    crops = [stripe("top"), stripe("bottom"), stripe("left"), stripe("right", 13)]
+    out = tiny.predict(crops, top_k=2)
+    assert [r["band"].label for r in out[:2]] == ["top", "bottom"]
+    assert [r["side"].label for r in out[2:]] == ["left", "right"]
+    top = out[0]["band"]
+    # the "top" crop: band logits (4, 0, 0) -> softmax
+    expected = softmax(np.array([[4.0, 0.0, 0.0]]))[0]
+    assert top.probability == pytest.approx(expected[0])
+    assert [label for label, _ in top.top] == ["top", "middle"]
+    assert top.top[1][1] == pytest.approx(expected[1])
+    assert len(out[0]["side"].top) == 2
+    assert len(tiny.predict(crops, top_k=10)[0]["band"].top) == 3
+
+
+def test_whole_batch_goes_through_one_run(tiny, monkeypatch):
+    rng = np.random.default_rng(1)
+    crops = [rng.integers(0, 256, (int(rng.integers(10, 60)),) * 2, dtype=np.uint8)
+             for _ in range(25)]
+    calls = []
+    run = tiny.session.run
+    monkeypatch.setattr(tiny.session, "run", lambda *a, **k: calls.append(1) or run(*a, **k),
+                        raising=False)
+    together = tiny.predict(crops)
+    assert len(calls) == 1
+    alone = [tiny.predict([c])[0] for c in crops]
+    for a, b in zip(together, alone, strict=True):
+        assert a["band"].label == b["band"].label
+        assert a["band"].probability == pytest.approx(b["band"].probability, rel=1e-5)
+    assert tiny.predict([]) == []
+
+
+def test_preprocess_converts_colour_and_normalises():
+    spec = InputSpec(8, 3, (0.5, 0.5, 0.5), (0.25, 0.25, 0.25))
+    crop = np.zeros((16, 16, 3), np.uint8)
+    crop[..., 2] = 255  # red in BGR
+    batch = preprocess([crop, crop[:, :, 0]], spec)
+    assert batch.shape == (2, 3, 8, 8) and batch.dtype == np.float32
+    assert np.allclose(batch[0, 2], 2.0) and np.allclose(batch[0, 0], -2.0)
+    assert np.allclose(batch[1], -2.0)  # the grey (black) crop in all three channels
+    with pytest.raises(ValueError, match="crop 0"):
+        preprocess([np.zeros((8, 8), np.float32)], spec)
+
+
+def test_missing_model_is_one_clear_line(tmp_path):
+    with pytest.raises(ModelError) as err:
+        Classifier.load("pips", models_dir=tmp_path)
+    message = str(err.value)
+    assert "pips.onnx" in message and "missing" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00garbage\xff" * 100, b"not a model at all"])
+def test_corrupt_model_is_one_clear_line(tmp_path, content):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(content)
+    with pytest.raises(ModelError) as err:
+        Classifier(bad)
+    message = str(err.value)
+    assert str(bad) in message and "not a loadable ONNX model" in message
+    assert "\n" not in message
+
+
+def test_model_without_metadata_is_refused(tmp_path):
+    data = TINY.read_bytes()
+    stripped = tmp_path / "nometa.onnx"
+    # rename the metadata key inside the protobuf bytes (same length, so still valid)
+    stripped.write_bytes(data.replace(b"tableref", b"otherkey"))
+    with pytest.raises(ModelError, match="lacks valid 'tableref' metadata"):
+        Classifier(stripped)
+    shutil.copy(TINY, tmp_path / "ok.onnx")
+    assert Classifier.load("ok", models_dir=tmp_path).labels == ("top", "middle", "bottom")

@@ -1,0 +1,155 @@
+"""The runtime wrapper for every ONNX crop classifier (pips, symbols, colours, stones).
+
+A model is one file, ``models/<name>.onnx``; what the wrapper needs besides the graph lives
+in the file's own metadata (``metadata_props``), under the key ``tableref``, as JSON:
+
+    {"input": {"size": 32, "channels": 3, "mean": [...], "std": [...]},
+     "heads": [{"name": "pips", "labels": ["1", ..., "9"]}, ...]}
+
+Input: one tensor ``input`` of shape (batch, channels, size, size), float32, BGR channel
+order (as OpenCV gives it; one grey channel when channels is 1), pixel / 255 then
+(x - mean) / std per channel. Outputs: one logits tensor (batch, classes) per head, in
+the order of ``heads``. Keeping this inside the .onnx means a model cannot travel without
+its labels, and a file either loads whole or fails with ``ModelError``.
+
+All crops of a frame go through ONE ``session.run``; onnxruntime runs with a fixed number of
+intra-op threads (default 1) and spinning off, so the camera keeps its cores.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+METADATA_KEY = "tableref"
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+
+
+class ModelError(RuntimeError):
+    """A model file is missing, corrupt or lacks its metadata; the message is one line."""
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    size: int
+    channels: int  # 3 (BGR) or 1 (grey)
+    mean: tuple[float, ...]
+    std: tuple[float, ...]
+
+    def to_json(self) -> dict:
+        return {"size": self.size, "channels": self.channels,
+                "mean": list(self.mean), "std": list(self.std)}
+
+
+@dataclass(frozen=True)
+class Prediction:
+    label: str
+    probability: float
+    top: tuple[tuple[str, float], ...]  # the top-k (label, probability), best first
+
+
+def preprocess(crops: Sequence[np.ndarray], spec: InputSpec) -> np.ndarray:
+    """Crops (BGR or grey uint8, any size) -> one float32 batch (n, channels, size, size).
+
+    The trainer uses this same function, so training and runtime see identical inputs.
+    """
+    batch = np.empty((len(crops), spec.channels, spec.size, spec.size), np.float32)
+    for i, crop in enumerate(crops):
+        if crop.dtype != np.uint8 or crop.ndim not in (2, 3) or crop.size == 0:
+            raise ValueError(f"crop {i}: need a BGR or grey uint8 image, got "
+                             f"{crop.dtype} {crop.shape}")
+        if spec.channels == 1 and crop.ndim == 3:
+            crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        elif spec.channels == 3 and crop.ndim == 2:
+            crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+        shrink = crop.shape[0] > spec.size or crop.shape[1] > spec.size
+        resized = cv2.resize(crop, (spec.size, spec.size),
+                             interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+        resized = resized.reshape(spec.size, spec.size, spec.channels)
+        batch[i] = resized.transpose(2, 0, 1)
+    mean = np.asarray(spec.mean, np.float32).reshape(1, -1, 1, 1)
+    std = np.asarray(spec.std, np.float32).reshape(1, -1, 1, 1)
+    return (batch / 255.0 - mean) / std
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def metadata_json(spec: InputSpec, heads: dict[str, Sequence[str]]) -> str:
+    """The metadata value the exporter writes under METADATA_KEY."""
+    return json.dumps({"input": spec.to_json(),
+                       "heads": [{"name": n, "labels": list(ls)} for n, ls in heads.items()]})
+
+
+class Classifier:
+    """One ONNX classifier. ``Classifier.load("pips")`` reads models/pips.onnx."""
+
+    def __init__(self, path: Path | str, threads: int = 1):
+        import onnxruntime as ort
+
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ModelError(f"model file {self.path} is missing")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(
+                str(self.path), options, providers=["CPUExecutionProvider"])
+        except Exception as err:  # onnxruntime raises several kinds for a bad file
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise ModelError(f"model file {self.path} is not a loadable ONNX model "
+                             f"({first[:200]})") from None
+        meta = self.session.get_modelmeta().custom_metadata_map.get(METADATA_KEY)
+        try:
+            data = json.loads(meta)
+            self.input = InputSpec(int(data["input"]["size"]), int(data["input"]["channels"]),
+                                   tuple(map(float, data["input"]["mean"])),
+                                   tuple(map(float, data["input"]["std"])))
+            self.heads = {h["name"]: tuple(map(str, h["labels"])) for h in data["heads"]}
+        except (TypeError, ValueError, KeyError) as err:
+            raise ModelError(f"model file {self.path} lacks valid '{METADATA_KEY}' metadata "
+                             f"({type(err).__name__}: {err})") from None
+        outputs = self.session.get_outputs()
+        if len(outputs) != len(self.heads):
+            raise ModelError(f"model file {self.path} has {len(outputs)} outputs but "
+                             f"{len(self.heads)} heads in its metadata")
+        self._input_name = self.session.get_inputs()[0].name
+
+    @classmethod
+    def load(cls, name: str, models_dir: Path | str | None = None, threads: int = 1):
+        return cls(Path(models_dir or MODELS_DIR) / f"{name}.onnx", threads=threads)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The first head's labels."""
+        return next(iter(self.heads.values()))
+
+    def logits(self, crops: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Raw logits per head for a batch of crops, from one session run."""
+        batch = preprocess(crops, self.input)
+        return self.session.run(None, {self._input_name: batch})
+
+    def predict(self, crops: Sequence[np.ndarray], top_k: int = 3) -> list[dict[str, Prediction]]:
+        """Per crop, per head: the best label, its probability and the top-k alternatives."""
+        if not crops:
+            return []
+        results: list[dict[str, Prediction]] = [{} for _ in crops]
+        for (head, labels), logits in zip(self.heads.items(), self.logits(crops), strict=True):
+            probs = softmax(np.asarray(logits, np.float64))
+            order = np.argsort(-probs, axis=1, kind="stable")[:, : max(1, top_k)]
+            for i, row in enumerate(order):
+                top = tuple((labels[j], float(probs[i, j])) for j in row)
+                results[i][head] = Prediction(top[0][0], top[0][1], top)
+        return results
