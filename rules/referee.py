@@ -45,7 +45,7 @@ MIN_CONFIDENCE = 0.9
 class Recorder(Protocol):
     """What the referee tells a game record (``rules.records.Recorder``)."""
 
-    def begin(self, game: TableGame, obs: Observation) -> None: ...
+    def begin(self, game: TableGame, obs: Observation, events: list[dict]) -> None: ...
 
     def judged(self, game: TableGame, obs: Observation, events: list[dict]) -> None: ...
 
@@ -98,8 +98,8 @@ class Referee:
         recorder: Recorder | None = None,
         resume: Any = None,
     ):
-        """``resume(table, obs) -> TableGame | None`` restores a table's game from its
-        record when the table is first seen (``rules.records.Recorder.resume``)."""
+        """``resume(table, obs, min_confidence) -> TableGame | None`` restores a table's
+        game from its record when the table is first seen (``Recorder.resume``)."""
         self.min_confidence = min_confidence
         self.forced_wins = forced_wins
         self.recorder = recorder
@@ -114,7 +114,7 @@ class Referee:
             return []
         tg = self.tables.get(obs.table)
         if tg is None and self.resume is not None:
-            tg = self.resume(obs.table, obs)
+            tg = self.resume(obs.table, obs, self.min_confidence)
             if tg is not None:
                 self.tables[obs.table] = tg
         if tg is not None and (obs.seq, obs.time) in tg.replayed:
@@ -159,11 +159,9 @@ class Referee:
         tg.over = tg.board.outcome() is not None
         self._unfollowable.pop(obs.table, None)
         self.tables[obs.table] = tg
-        if self.recorder is not None:
-            self.recorder.begin(tg, obs)
         events = self._forced_win(tg, obs.seq) if not tg.over else []
-        if self.recorder is not None and events:
-            self.recorder.judged(tg, obs, events)
+        if self.recorder is not None:
+            self.recorder.begin(tg, obs, events)
         return events
 
     # ------------------------------------------------------------------ judging

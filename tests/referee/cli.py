@@ -1,0 +1,48 @@
+"""Run ``tableref referee`` / ``tableref games`` in a subprocess, with the test game known.
+
+``python -m tests.referee.cli referee ...`` registers the line game of fakegame.py in the
+registry, then runs the subcommand as device/cli.py would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from importlib import import_module
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+COMMANDS = {"referee": "device.referee_cmd", "games": "device.games_cmd"}
+
+
+def main(argv: list[str]) -> int:
+    from rules import registry
+
+    registry._GAMES.setdefault("line", ("tests.referee.fakegame", "LineGame"))
+    module = import_module(COMMANDS[argv[0]])
+    parser = argparse.ArgumentParser(prog=f"tableref {argv[0]}")
+    module.add_arguments(parser)
+    try:
+        return module.run(parser.parse_args(argv[1:]))
+    except KeyboardInterrupt:
+        return 130
+
+
+def tableref(*args: str, stdin: bytes | None = None, timeout: float = 30, **kw):
+    """Runs a subcommand in a subprocess; returns the CompletedProcess (bytes)."""
+    return subprocess.run(
+        [sys.executable, "-m", "tests.referee.cli", *map(str, args)],
+        input=stdin, capture_output=True, cwd=REPO, timeout=timeout, **kw,
+    )
+
+
+def popen(*args: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.referee.cli", *map(str, args)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, **kw,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
