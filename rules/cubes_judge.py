@@ -65,11 +65,11 @@ def judge(state: CubesState, observed: CubesPosition) -> Judgement:
         if moves:
             return Judgement(Judgement.MOVES, tuple(moves), state)
         return Judgement(Judgement.SAME, state=state)
-    if state.result is not None:
-        return _violation("game-over", "The game is over; nothing more may change.")
-
-    actions: list[Move] = []
     board = _board_action(seen.grid, observed.grid)
+    if state.result is not None and (
+            board is not None or deps != seen.dependencies or counts != counts_seen):
+        return _violation("game-over", "The game is over; nothing more may change.")
+    actions: list[Move] = []
     if isinstance(board, Illegal):
         return Judgement(Judgement.VIOLATION, illegal=board)
     if board is not None:

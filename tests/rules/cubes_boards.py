@@ -40,6 +40,15 @@ W W R2 . . . . . . .
 """
 
 
+#: Blue (south) to move; white stones on e9, e7, e6 and blue's B2 on f6.
+SHIFTS = """
+. . . . . . . . . .
+. . . . W . . . . .
+. . . . . . . . . .
+. . . . W . . . . .
+. . . . W B2 . . . .
+"""
+
 def grid_of(picture: str) -> tuple[str, ...]:
     rows = [line.split() for line in picture.strip().splitlines()]
     cells: list[str] = []

@@ -18,7 +18,7 @@ from rules.cubes_state import (
     Shift,
     TakeBack,
 )
-from tests.rules.cubes_boards import GAME, PAIR, WIN, make, play, sq
+from tests.rules.cubes_boards import GAME, PAIR, SHIFTS, WIN, make, play, sq
 
 # --------------------------------------------------------------------------- position
 
@@ -377,15 +377,6 @@ def test_dependency_cards_pass_left_and_right():
 
 
 # --------------------------------------------------------------------------- shifting
-
-
-SHIFTS = """
-. . . . . . . . . .
-. . . . W . . . . .
-. . . . . . . . . .
-. . . . W . . . . .
-. . . . W B2 . . . .
-"""
 
 
 @pytest.mark.parametrize("move, rule", [
