@@ -1,0 +1,345 @@
+"""The painter's renderer: table, board, soft shadows, then the pieces far to near.
+
+Works on a pinhole canvas (no distortion; camera.Distorter bends the result). Colours
+are float32 BGR. Each drawn face also writes its id into an id buffer, from which the
+ground truth learns what is visible and what hides what.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.render.camera import Camera
+from vision.render.geometry import Face, Solid
+from vision.render.scene import TABLE_MM, TABLE_PX_PER_MM, Scene
+
+NEAR_MM = 20.0
+
+
+@dataclass
+class FaceRecord:
+    solid: int  # index into scene.solids; -1 table, -2 hand
+    face: Face | None
+    area: int = 0  # pixels covered when drawn (before anything covered it)
+
+
+@dataclass
+class Rendered:
+    canvas: np.ndarray  # (H, W, 3) float32
+    ids: np.ndarray  # (H, W) int32 index into records; 0 = nothing (floor)
+    records: list[FaceRecord] = field(default_factory=list)
+
+    def visible_counts(self) -> np.ndarray:
+        return np.bincount(self.ids.ravel(), minlength=len(self.records))
+
+
+class Lighting:
+    """Lamps (point lights with inverse-square falloff) and a hemispherical ambient."""
+
+    def __init__(self, scene: Scene, eye: np.ndarray):
+        self.lamps = scene.lamps
+        self.ambient = scene.ambient
+        self.eye = eye
+        self.ref = np.array([*scene.board.center, 0.0])
+        self.d0 = [float(np.linalg.norm(lp.position - self.ref)) for lp in self.lamps]
+        up = np.array([0, 0, 1.0])
+        per_lamp = [self._lamp(i, self.ref[None], up, 0.0, 1.0)[0][0]
+                    for i in range(len(self.lamps))]
+        total = self.ambient + sum(per_lamp)
+        self.scale = np.float32(1.0 / float(total.max()))
+        lum = [float(p.mean()) for p in per_lamp]
+        self.shares = [v / float(total.mean()) for v in lum]
+
+    def _lamp(self, i, pts, n, gloss, shin):
+        lp = self.lamps[i]
+        L = lp.position[None] - pts
+        d = np.linalg.norm(L, axis=1, keepdims=True)
+        l_dir = L / d
+        ndl = np.clip(l_dir @ n, 0, None)[:, None]
+        fall = (self.d0[i] / d) ** 2
+        diff = lp.colour[None] * ndl * fall
+        if gloss <= 0:
+            return diff, None
+        v = self.eye[None] - pts
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        h = l_dir + v
+        h /= np.linalg.norm(h, axis=1, keepdims=True)
+        ndh = np.clip(h @ n, 0, None)[:, None]
+        spec = lp.colour[None] * gloss * (ndh ** shin) * fall * (ndl > 0)
+        return diff, spec
+
+    def shade(self, pts: np.ndarray, n: np.ndarray, gloss: float, shin: float):
+        """(diffuse, specular), each (N, 3) float32, for points with normal ``n``."""
+        diff = np.repeat((self.ambient * (0.6 + 0.4 * float(n[2])))[None], len(pts), 0)
+        spec = np.zeros_like(diff)
+        for i in range(len(self.lamps)):
+            d, s = self._lamp(i, pts, n, gloss, shin)
+            diff = diff + d
+            if s is not None:
+                spec = spec + s
+        return (diff * self.scale).astype(np.float32), (spec * self.scale).astype(np.float32)
+
+
+def clip_near(poly: np.ndarray, cam: Camera, near: float = NEAR_MM) -> np.ndarray:
+    """Clip a world polygon to the part in front of the camera (z_cam >= near)."""
+    pc = cam.to_camera(poly)
+    out = []
+    n = len(pc)
+    for i in range(n):
+        a, b = pc[i], pc[(i + 1) % n]
+        ina, inb = a[2] >= near, b[2] >= near
+        if ina:
+            out.append(poly[i])
+        if ina != inb:
+            t = (near - a[2]) / (b[2] - a[2])
+            out.append(poly[i] + t * (poly[(i + 1) % n] - poly[i]))
+    return np.array(out) if out else np.zeros((0, 3))
+
+
+def _fill(mask: np.ndarray, pts2d: np.ndarray, value=255) -> None:
+    """Fill a polygon with anti-aliased edges (soft masks: shadows; truth rasters)."""
+    cv2.fillPoly(mask, [np.round(pts2d * 16).astype(np.int32)], value, cv2.LINE_AA, shift=4)
+
+
+def coverage(h: int, w: int, pts2d: np.ndarray) -> np.ndarray:
+    """uint8 mask (h, w): how much of each pixel the polygon covers, 0..255.
+
+    Filled at several times the resolution and averaged down: exact edges, where
+    OpenCV's anti-aliased fill grows a polygon by more than half a pixel.
+    """
+    f = 4 if h * w <= 160_000 else 2
+    big = np.zeros((h * f, w * f), np.uint8)
+    hi = (np.asarray(pts2d, np.float64) + 0.5) * f - 0.5
+    cv2.fillPoly(big, [np.round(hi * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
+    return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
+
+
+_SRC_CACHE: dict = {}
+
+
+def _tex_corners(w: int, h: int) -> np.ndarray:
+    return np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]],
+                    np.float32)
+
+
+class Painter:
+    def __init__(self, scene: Scene, cam: Camera):
+        self.scene = scene
+        self.cam = cam
+        self.W, self.H = cam.size
+        self.light = Lighting(scene, cam.center)
+        self.canvas = cv2.resize(scene.floor_texture, (self.W, self.H),
+                                 interpolation=cv2.INTER_LINEAR)
+        self.ids = np.zeros((self.H, self.W), np.int32)
+        self.records: list[FaceRecord] = [FaceRecord(-3, None)]  # 0: the floor
+        depth = float(cam.to_camera(scene.target[None])[0, 2])
+        self.px_per_mm = cam.K[0, 0] / max(depth, 1.0)
+
+    # ----------------------------------------------------------------- faces
+    def face(self, face: Face, solid: int) -> None:
+        cam = self.cam
+        P = cam.project(face.outline, distort=False)
+        x0, y0 = np.floor(P.min(0)).astype(int) - 1
+        x1, y1 = np.ceil(P.max(0)).astype(int) + 2
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = min(x1, self.W), min(y1, self.H)
+        if x1 <= x0 or y1 <= y0:
+            return
+        w, h = x1 - x0, y1 - y0
+        off = np.array([x0, y0], np.float64)
+        m = coverage(h, w, P - off)
+        if not m.any():
+            return
+        center = face.outline.mean(0)
+        if face.texture is not None:
+            col = self._warp_texture(face, P, off, w, h)
+            if face.shade_grid > 1:
+                diff, spec = self._shade_grid(face, off, w, h)
+                col = col * diff + spec
+            else:
+                d, s = self.light.shade(center[None], face.normal, face.gloss, face.shininess)
+                col = col * d[0] + s[0]
+        else:
+            d, s = self.light.shade(center[None], face.normal, face.gloss, face.shininess)
+            col = np.empty((h, w, 3), np.float32)
+            col[:] = face.colour * d[0] + s[0]
+        a = (m.astype(np.float32) / 255)[..., None]
+        roi = self.canvas[y0:y1, x0:x1]
+        roi *= 1 - a
+        roi += col * a
+        fid = len(self.records)
+        sel = m > 127
+        self.ids[y0:y1, x0:x1][sel] = fid
+        self.records.append(FaceRecord(solid, face, int(sel.sum())))
+
+    def _homography(self, face: Face, tex_w: int, tex_h: int, off) -> np.ndarray:
+        Q = (self.cam.project(face.quad, distort=False) - off).astype(np.float32)
+        return cv2.getPerspectiveTransform(_tex_corners(tex_w, tex_h), Q)
+
+    def _warp_texture(self, face: Face, P, off, w, h) -> np.ndarray:
+        tex = face.texture
+        th, tw = tex.shape[:2]
+        Q = self.cam.project(face.quad, distort=False)
+        edge = max(np.linalg.norm(Q[1] - Q[0]), np.linalg.norm(Q[3] - Q[0]), 1.0)
+        shrink = edge * 1.3 / max(tw, th)
+        if shrink < 0.7:  # mip-map: reduce first, so thin print does not alias
+            nw, nh = max(2, int(tw * shrink)), max(2, int(th * shrink))
+            tex = cv2.resize(tex, (nw, nh), interpolation=cv2.INTER_AREA)
+            th, tw = nh, nw
+        H = self._homography(face, tw, th, off)
+        return cv2.warpPerspective(tex, H, (w, h), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+
+    def _shade_grid(self, face: Face, off, w, h):
+        g = face.shade_grid
+        gw, gh = g, g
+        q = face.quad
+        s = (np.arange(gw) + 0.5) / gw
+        t = (np.arange(gh) + 0.5) / gh
+        T, S = np.meshgrid(t, s, indexing="ij")
+        top = q[0][None, None] + S[..., None] * (q[1] - q[0])[None, None]
+        bot = q[3][None, None] + S[..., None] * (q[2] - q[3])[None, None]
+        pts = top + T[..., None] * (bot - top)
+        diff, spec = self.light.shade(pts.reshape(-1, 3), face.normal, face.gloss,
+                                      face.shininess)
+        H = self._homography(face, gw, gh, off)
+        dmap = cv2.warpPerspective(diff.reshape(gh, gw, 3), H, (w, h), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        smap = cv2.warpPerspective(spec.reshape(gh, gw, 3), H, (w, h), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        return dmap, smap
+
+    def solid(self, s: Solid) -> None:
+        eye = self.cam.center
+        for f in s.faces:
+            if float(f.normal @ (eye - f.outline.mean(0))) > 1e-6:
+                self.face(f, s.id)
+
+    # ----------------------------------------------------------------- table
+    def table(self) -> None:
+        sc = self.scene
+        tex = sc.table_texture
+        x0, y0 = -TABLE_MM[0] / 2, -TABLE_MM[1] / 2
+        x1, y1 = -x0, -y0
+        poly = np.array([[x0, y1, 0], [x1, y1, 0], [x1, y0, 0], [x0, y0, 0]], np.float64)
+        vis = clip_near(poly, self.cam)
+        if len(vis) < 3:
+            return
+        m = coverage(self.H, self.W, self.cam.project(vis, distort=False))
+        ppm = TABLE_PX_PER_MM
+        A = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, -1 / ppm, y1 - 0.5 / ppm], [0, 0, 1]])
+        cam = self.cam
+        M = cam.K @ np.column_stack([cam.R[:, 0], cam.R[:, 1], cam.t])
+        H = M @ A
+        col = cv2.warpPerspective(tex, H, (self.W, self.H), flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE)
+        gw, gh = 36, 24
+        xs = x0 + (np.arange(gw) + 0.5) / gw * (x1 - x0)
+        ys = y1 - (np.arange(gh) + 0.5) / gh * (y1 - y0)
+        X, Y = np.meshgrid(xs, ys)
+        pts = np.stack([X, Y, np.zeros_like(X)], -1).reshape(-1, 3)
+        diff, spec = self.light.shade(pts, np.array([0, 0, 1.0]), sc.table_gloss, 12.0)
+        G = np.array([[(x1 - x0) / gw, 0, x0 + 0.5 * (x1 - x0) / gw],
+                      [0, -(y1 - y0) / gh, y1 - 0.5 * (y1 - y0) / gh], [0, 0, 1]])
+        Hg = M @ G
+        dmap = cv2.warpPerspective(diff.reshape(gh, gw, 3), Hg, (self.W, self.H),
+                                   borderMode=cv2.BORDER_REPLICATE)
+        col = cv2.multiply(col, dmap)
+        if sc.table_gloss > 0:
+            col = cv2.add(col, cv2.warpPerspective(spec.reshape(gh, gw, 3), Hg,
+                                                   (self.W, self.H),
+                                                   borderMode=cv2.BORDER_REPLICATE))
+        if m.min() == 255:
+            self.canvas = col
+        else:
+            a = cv2.merge([m.astype(np.float32) / 255] * 3)
+            self.canvas = cv2.add(cv2.multiply(self.canvas, 1 - a), cv2.multiply(col, a))
+        self.records.append(FaceRecord(-1, None, int((m > 127).sum())))
+        self.ids[m > 127] = len(self.records) - 1
+
+    # ----------------------------------------------------------------- shadows
+    def shadows(self, casters: list[Solid]) -> None:
+        """Soft drop shadows of ``casters`` from each lamp onto their rest planes, and a
+        tight contact shadow round each footprint."""
+        if not casters:
+            return
+        f = 2  # shadows are smooth: draw them at half resolution
+        sw, sh = self.W // f + 1, self.H // f + 1
+        cam = self.cam
+        for lamp, share in zip(self.scene.lamps, self.light.shares, strict=True):
+            mask = np.zeros((sh, sw), np.uint8)
+            heights = []
+            for s in casters:
+                if not s.casts_shadow:
+                    continue
+                pts = s.points()
+                L = lamp.position
+                below = pts[:, 2] < L[2] - 1
+                if not below.any():
+                    continue
+                p = pts[below]
+                t = (s.rest_z - L[2]) / (p[:, 2] - L[2])
+                proj = L[None] + t[:, None] * (p - L[None])
+                proj = np.vstack([proj, s.footprint]) if s.footprint is not None else proj
+                uv = cam.project(proj, distort=False) / f
+                hull = cv2.convexHull(np.round(uv * 16).astype(np.int32))
+                cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA, shift=4)
+                heights.append(s.height)
+            if not heights:
+                continue
+            lift = float(np.mean(heights))
+            pen_mm = lamp.radius * lift / max(lamp.position[2] - lift, 50.0) + 0.8
+            sigma = max(0.6, pen_mm * self.px_per_mm / f)
+            soft = cv2.GaussianBlur(mask.astype(np.float32) / 255, (0, 0), sigma)
+            soft = cv2.resize(soft, (self.W, self.H), interpolation=cv2.INTER_LINEAR)
+            self._darken(soft, min(0.92, share * 0.9))
+        # contact shadows (ambient occlusion under each piece)
+        mask = np.zeros((sh, sw), np.uint8)
+        any_fp = False
+        for s in casters:
+            if s.footprint is None or s.kind == "board":
+                continue
+            uv = cam.project(s.footprint, distort=False) / f
+            _fill(mask, uv)
+            any_fp = True
+        if any_fp:
+            sigma = max(0.6, 1.6 * self.px_per_mm / f)
+            soft = cv2.GaussianBlur(mask.astype(np.float32) / 255, (0, 0), sigma)
+            soft = cv2.resize(soft, (self.W, self.H), interpolation=cv2.INTER_LINEAR)
+            self._darken(soft, 0.55)
+
+    def _darken(self, soft: np.ndarray, strength: float) -> None:
+        k = cv2.merge([1 - strength * soft] * 3)
+        self.canvas = cv2.multiply(self.canvas, k)
+
+    # ----------------------------------------------------------------- all
+    def scene_pass(self) -> None:
+        sc = self.scene
+        self.table()
+        on_table = [s for s in sc.solids if s.rest_z <= 0.0]
+        on_board = [s for s in sc.solids if s.rest_z > 0.0]
+        self.shadows(on_table)
+        board = [s for s in sc.solids if s.kind == "board"]
+        for s in board:
+            self.solid(s)
+        self.shadows(on_board)
+        eye = self.cam.center
+        rest = [s for s in sc.solids if s.kind != "board"]
+        rest.sort(key=lambda s: -float(np.linalg.norm(s.center - eye)))
+        for s in rest:
+            self.solid(s)
+
+    def result(self) -> Rendered:
+        return Rendered(self.canvas, self.ids, self.records)
+
+
+def render_canvas(scene: Scene, cam: Camera, hands=None) -> Rendered:
+    p = Painter(scene, cam)
+    p.scene_pass()
+    if hands:
+        from vision.render.hands import draw_hands
+        draw_hands(p, hands)
+    return p.result()

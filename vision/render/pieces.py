@@ -1,0 +1,266 @@
+"""The pieces as solids: e-SOLO-e cubes, Miwin dice, Neunfeld pawns, Cubes stones.
+
+Sizes (millimetres; sources in docs/renderer.md): cube 18 (publisher), Miwin die 22
+(a Tyr field is "the base of a die", 25 mm; 22 leaves the play a die has in its field),
+pawn 18 across, 26 tall, Cubes stone 24 square and 6 thick (a flat two-sided tile).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from rules.cube import CUBE_SETS, DEFAULT_SET, FACES
+from rules.miwin import BY_COLOUR
+from vision.render import materials, symbols
+from vision.render.geometry import (
+    DIRECTIONS,
+    ROTATIONS,
+    Solid,
+    box_faces,
+    prism_faces,
+    sphere_faces,
+)
+
+CUBE_MM = 18.0
+DIE_MM = 22.0
+STONE_MM = 24.0
+STONE_THICK_MM = 6.0
+FACE_PX = 96  # texture size of a cube or die face
+
+# e-SOLO-e: player 0 natural wood, player 1 green (the rules' "naturfarbene" and "Grün")
+CUBE_WOOD = ("natural", "green")
+GREEN_STAIN = np.array([0.28, 0.52, 0.25], np.float32)  # BGR
+DIE_COLOURS = {  # BGR plastic
+    "blue": np.array([0.62, 0.30, 0.07], np.float32),
+    "red": np.array([0.12, 0.12, 0.68], np.float32),
+    "black": np.array([0.07, 0.07, 0.075], np.float32),
+}
+PLAYER_COLOURS = {  # Cubes stones, BGR
+    "blue": np.array([0.70, 0.35, 0.08], np.float32),
+    "red": np.array([0.13, 0.13, 0.72], np.float32),
+    "black": np.array([0.08, 0.08, 0.08], np.float32),
+    "orange": np.array([0.10, 0.45, 0.93], np.float32),
+}
+COLOUR_LETTERS = {"B": "blue", "R": "red", "K": "black", "O": "orange"}
+PAWN_COLOURS = (np.array([0.55, 0.72, 0.86], np.float32),  # A: natural light wood
+                np.array([0.12, 0.16, 0.28], np.float32))  # B: dark stained wood
+
+_BODY_NORMALS = [tuple(int(v) for v in n) for n in DIRECTIONS.values()]
+
+
+def _bevel(size: int, width: float, depth: float) -> np.ndarray:
+    """Darkening towards a face's edges: a rounded edge turns away from the light."""
+    t = np.minimum(np.arange(size), np.arange(size)[::-1]).astype(np.float32) / (size * width)
+    t = np.clip(t, 0, 1)
+    e = np.minimum(t[:, None], t[None, :])
+    return (1 - depth * (1 - e) ** 2)[..., None]
+
+
+def _print(base: np.ndarray, mask: np.ndarray, ink, rng, opacity=0.92) -> np.ndarray:
+    wear = 1 - 0.25 * np.clip(materials.noise(rng, *mask.shape, 6.0), 0, 1)
+    a = (mask * opacity * wear)[..., None]
+    return base * (1 - a) + np.asarray(ink, np.float32) * a
+
+
+# --------------------------------------------------------------------------- cubes
+
+def cube_orientation(faces: dict, rng: np.random.Generator, cube_set: str = DEFAULT_SET):
+    """A rotation (body -> board frame) of a ``cube_set`` cube that shows ``faces``.
+
+    The body frame is the set's home orientation (rules.cube: sakura up, fuji south).
+    Unknown faces (None) match anything; among several matching rotations one is drawn
+    from ``rng``. Returns (R, painted) where ``painted`` is None, or, when no real cube
+    shows these faces, the faces themselves: then each direction is painted as given.
+    """
+    home = dict(zip(FACES, CUBE_SETS[cube_set].home, strict=True))
+    body_label = {tuple(DIRECTIONS[d]): home[d] for d in FACES}
+    ok = []
+    for R in ROTATIONS:
+        good = True
+        for d in FACES:
+            want = faces.get(d)
+            if want is None:
+                continue
+            body_n = tuple(int(round(v)) for v in R.T @ np.array(DIRECTIONS[d], np.float64))
+            if body_label[body_n] != want:
+                good = False
+                break
+        if good:
+            ok.append(R)
+    if not ok:
+        return np.eye(3), dict(faces)
+    if all(v is None for v in faces.values()):  # nothing known: a symbol up, as placed
+        ok = [R for R in ok if body_label[tuple(int(round(v)) for v in R.T @ (0, 0, 1.0))]
+              != "blank"]
+    return ok[int(rng.integers(len(ok)))], None
+
+
+def cube_textures(rng: np.random.Generator, player: int, ink=None) -> dict:
+    """Six face textures of one wooden cube (wood grain, bevel), keyed by body normal,
+    before anything is printed on them."""
+    stain = GREEN_STAIN * np.float32(rng.uniform(0.85, 1.1)) if CUBE_WOOD[player] == "green" \
+        else None
+    palette = None if stain is not None else str(rng.choice(["beech", "maple", "pine"]))
+    strip = materials.wood(rng, FACE_PX, FACE_PX * 6, FACE_PX / CUBE_MM, palette=palette,
+                           tint=stain)
+    bevel = _bevel(FACE_PX, 0.07, 0.35)
+    out = {}
+    for i, n in enumerate(_BODY_NORMALS):
+        tex = strip[:, i * FACE_PX:(i + 1) * FACE_PX]
+        if abs(n[2]) > 0:  # end grain on top and bottom: darker, rings across
+            tex = cv2.rotate(tex, cv2.ROTATE_90_CLOCKWISE) * 0.9
+        out[n] = np.ascontiguousarray(tex * bevel)
+    return out
+
+
+def cube_solid(center, yaw_R: np.ndarray, R_body: np.ndarray, labels_by_body: dict,
+               textures: dict, ink, rng, painted: dict | None = None,
+               gloss: float = 0.08) -> Solid:
+    """A cube centred at ``center``; ``yaw_R`` turns the board frame into the world."""
+    specs = {}
+    R = yaw_R @ R_body
+    for n in _BODY_NORMALS:
+        board_dir = R_body @ np.array(n, np.float64)
+        direction = next(d for d, v in DIRECTIONS.items()
+                         if np.allclose(board_dir, v, atol=1e-6))
+        label = painted[direction] if painted is not None else labels_by_body[n]
+        tex = textures[n]
+        if label in symbols.CUBE_SYMBOLS:
+            mask = symbols.symbol_mask(label, FACE_PX)
+            pad = int(FACE_PX * 0.1)
+            m = np.zeros_like(mask)
+            m[pad:-pad, pad:-pad] = cv2.resize(mask, (FACE_PX - 2 * pad,) * 2)
+            tex = _print(tex, m, ink, rng)
+        spec = {"texture": tex, "gloss": gloss, "shininess": 25.0,
+                "label": label if label is not None else "unknown",
+                "direction": direction}
+        if painted is not None:  # upright in the board frame: north on top, else up
+            up_board = np.array([0, 1, 0.0]) if direction in ("up", "down") \
+                else np.array([0, 0, 1.0])
+            spec["up"] = R_body.T @ up_board
+        specs[n] = spec
+    half = np.full(3, CUBE_MM / 2)
+    faces = box_faces(center, half, R, specs)
+    return Solid("cube", faces, np.asarray(center, np.float64), height=CUBE_MM)
+
+
+def cube_labels(cube_set: str = DEFAULT_SET) -> dict:
+    home = dict(zip(FACES, CUBE_SETS[cube_set].home, strict=True))
+    return {tuple(DIRECTIONS[d]): home[d] for d in FACES}
+
+
+# --------------------------------------------------------------------------- dice
+
+def die_body_numbers(colour: str) -> dict:
+    """Body normal -> number, from the die's published handedness (rules.miwin)."""
+    die = BY_COLOUR[colour]
+    top, s1, s2, s3, s4 = die.ring
+    return {(0, 0, 1): top, (1, 0, 0): s1, (0, 1, 0): s2, (-1, 0, 0): s3, (0, -1, 0): s4,
+            (0, 0, -1): die.opposite(top)}
+
+
+def die_orientation(colour: str, top: int, rng) -> np.ndarray:
+    """One of the four rotations (body -> board) that put ``top`` up, drawn from rng."""
+    numbers = die_body_numbers(colour)
+    body_n = next(n for n, v in numbers.items() if v == top)
+    ok = [R for R in ROTATIONS if np.allclose(R @ np.array(body_n, np.float64), (0, 0, 1))]
+    return ok[int(rng.integers(len(ok)))]
+
+
+def die_textures(colour: str, rng) -> dict:
+    body = DIE_COLOURS[colour] * np.float32(rng.uniform(0.9, 1.1))
+    pip_ink = np.array([0.93, 0.93, 0.92], np.float32)
+    numbers = die_body_numbers(colour)
+    grain = materials.noise(rng, FACE_PX, FACE_PX * 6, 8.0)
+    bevel = _bevel(FACE_PX, 0.09, 0.45)
+    out = {}
+    for i, (n, number) in enumerate(numbers.items()):
+        tex = np.empty((FACE_PX, FACE_PX, 3), np.float32)
+        tex[:] = body
+        tex *= (1 + 0.03 * grain[:, i * FACE_PX:(i + 1) * FACE_PX])[..., None]
+        m = symbols.pip_mask(number, FACE_PX)
+        # a pip is a little hollow: a dark rim left/up of the paint
+        rim = np.roll(np.roll(m, -2, 0), -2, 1) * (1 - m)
+        tex = tex * (1 - 0.5 * rim[..., None])
+        tex = tex * (1 - m[..., None]) + pip_ink * m[..., None]
+        out[n] = (np.ascontiguousarray(tex * bevel), number)
+    return out
+
+
+def die_solid(center, R: np.ndarray, R_body: np.ndarray, textures: dict) -> Solid:
+    specs = {}
+    for n, (tex, number) in textures.items():
+        board_dir = R_body @ np.array(n, np.float64)
+        direction = next(d for d, v in DIRECTIONS.items()
+                         if np.allclose(board_dir, v, atol=1e-6))
+        specs[n] = {"texture": tex, "gloss": 0.35, "shininess": 60.0,
+                    "label": str(number), "direction": direction}
+    faces = box_faces(center, np.full(3, DIE_MM / 2), R @ R_body, specs)
+    return Solid("die", faces, np.asarray(center, np.float64), height=DIE_MM)
+
+
+# --------------------------------------------------------------------------- pawns
+
+def pawn_solids(base, player: int, rng) -> list[Solid]:
+    """A turned wooden pawn: a base, a tapering body and a ball head (three solids)."""
+    col = PAWN_COLOURS[player] * np.float32(rng.uniform(0.92, 1.06))
+    base = np.asarray(base, np.float64)
+    yaw = float(rng.uniform(0, 30))
+    parts = [
+        (prism_faces(base, 9.0, 8.0, 3.0, 16, col, gloss=0.1, yaw=yaw), 1.5),
+        (prism_faces(base + (0, 0, 3.0), 6.8, 3.2, 15.0, 16, col * 0.97, gloss=0.1, yaw=yaw),
+         10.0),
+        (sphere_faces(base + (0, 0, 21.5), 5.0, col, gloss=0.15), 21.5),
+    ]
+    out = []
+    for faces, zc in parts:
+        out.append(Solid("pawn", faces, base + (0, 0, zc), height=26.5))
+    return out
+
+
+# --------------------------------------------------------------------------- stones
+
+def stone_top_texture(token: str, rng) -> np.ndarray:
+    """The top of a Cubes stone: ``W`` white; a player stone shows a disc, white with a
+    black digit (active, upper-case letter) or black with a white digit (inactive), in a
+    rim of the player's colour."""
+    size = FACE_PX
+    if token == "W":
+        tex = np.empty((size, size, 3), np.float32)
+        tex[:] = np.array([0.92, 0.93, 0.93], np.float32) * np.float32(rng.uniform(0.95, 1.02))
+        return tex * _bevel(size, 0.06, 0.25)
+    colour = PLAYER_COLOURS[COLOUR_LETTERS[token[0].upper()]]
+    active = token[0].isupper()
+    tex = np.empty((size, size, 3), np.float32)
+    tex[:] = colour
+    disc = np.zeros((size * 4, size * 4), np.uint8)
+    cv2.circle(disc, (size * 2, size * 2), int(size * 1.62), 255, -1, cv2.LINE_AA)
+    d = cv2.resize(disc, (size, size), interpolation=cv2.INTER_AREA)[..., None] / 255.0
+    face_col = np.array([0.93, 0.93, 0.92] if active else [0.09, 0.09, 0.09], np.float32)
+    digit_col = np.array([0.05, 0.05, 0.05] if active else [0.92, 0.92, 0.92], np.float32)
+    tex = tex * (1 - d) + face_col * d
+    tex = _print(tex.astype(np.float32), symbols.digit_mask(token[1], size, 0.5), digit_col,
+                 rng, opacity=0.97)
+    return (tex * _bevel(size, 0.06, 0.25)).astype(np.float32)
+
+
+def stone_solid(center_bottom, yaw_R: np.ndarray, token: str, rng) -> Solid:
+    side = PLAYER_COLOURS[COLOUR_LETTERS[token[0].upper()]] if token != "W" \
+        else np.array([0.85, 0.86, 0.86], np.float32)
+    top = stone_top_texture(token, rng)
+    c = np.asarray(center_bottom, np.float64) + (0, 0, STONE_THICK_MM / 2)
+    specs = {(0, 0, 1): {"texture": top, "gloss": 0.25, "shininess": 50.0, "label": token,
+                         "direction": "up"}}
+    for n in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0)):
+        specs[n] = {"colour": side * 0.95, "gloss": 0.2, "shininess": 40.0}
+    half = np.array([STONE_MM / 2, STONE_MM / 2, STONE_THICK_MM / 2])
+    faces = box_faces(c, half, yaw_R, specs)
+    return Solid("stone", faces, c, height=STONE_THICK_MM)
+
+
+def ink_colour(rng) -> np.ndarray:
+    """Printed symbols: near-black, dark brown or dark indigo ink (BGR)."""
+    choices = np.array([[0.08, 0.08, 0.09], [0.06, 0.10, 0.16], [0.25, 0.10, 0.07]],
+                       np.float32)
+    return choices[int(rng.integers(len(choices)))] * np.float32(rng.uniform(0.7, 1.3))

@@ -1,0 +1,564 @@
+"""Scenes in millimetres: the table, the board of each game, the pieces of a position,
+the lamps. Everything random comes from named sub-streams of the seed (rng.make_rng).
+
+Board frame: the board's centre is its origin, u east, v north, z up from the table;
+a board lies on the table turned by ``yaw`` degrees (anticlockwise seen from above) and
+shifted by ``center``. The observation's directions (north, east...) are the board's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from rules.core import InvalidPosition
+from vision.render import materials, pieces
+from vision.render.geometry import Solid, box_faces, rot_z
+from vision.render.rng import make_rng
+
+GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "neunfeld", "tyr", "cubes")
+ESOLOE_FAMILY = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
+THREE_AND_C_FILE = Path(__file__).resolve().parents[2] / "rules" / "data" / "3andc-board.json"
+
+TABLE_MM = (1800.0, 1200.0)  # the table top, centred on the world origin
+TABLE_PX_PER_MM = 0.8
+
+
+# --------------------------------------------------------------------------- boards
+
+@dataclass(frozen=True)
+class Cell:
+    name: str  # "0".."4" (e-SOLO-e), "0".."8" (3x3), "1".."9" (Neunfeld), "r,c" (Tyr, Cubes)
+    u: float
+    v: float
+    half: float  # half the side of the square field
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    game: str
+    material: str  # ceramic, leather, card
+    width: float  # east-west, mm
+    depth: float  # north-south, mm
+    thickness: float
+    cells: tuple[Cell, ...]
+
+
+def board_spec(game: str) -> BoardSpec:
+    if game == "esoloe":  # ceramic 6 x 13 cm, five fields in a row
+        cells = tuple(Cell(str(i), (i - 2) * 24.0, 0.0, 10.5) for i in range(5))
+        return BoardSpec(game, "ceramic", 130.0, 60.0, 7.0, cells)
+    if game in ESOLOE_FAMILY:  # 3x3 ceramic tile, same field pitch
+        cells = tuple(Cell(str(3 * r + c), (c - 1) * 24.0, (1 - r) * 24.0, 10.5)
+                      for r in range(3) for c in range(3))
+        return BoardSpec(game, "ceramic", 88.0, 88.0, 7.0, cells)
+    if game == "neunfeld":  # leather 2.5 x 23 cm, fields 1..9 west to east
+        pitch = 230.0 / 9
+        cells = tuple(Cell(str(i + 1), (i - 4) * pitch, 0.0, pitch / 2 - 0.4)
+                      for i in range(9))
+        return BoardSpec(game, "leather", 230.0, 25.0, 3.0, cells)
+    if game == "tyr":  # leather 28 x 28 cm, 9 x 9 fields of 2.5 cm; row 1 north, col 1 west
+        cells = tuple(Cell(f"{r},{c}", (c - 5) * 25.0, (5 - r) * 25.0, 12.1)
+                      for r in range(1, 10) for c in range(1, 10))
+        return BoardSpec(game, "leather", 280.0, 280.0, 3.0, cells)
+    if game == "cubes":  # printed board, 10 x 10 fields of 3 cm; row 0 north
+        cells = tuple(Cell(f"{r},{c}", (c - 4.5) * 30.0, (4.5 - r) * 30.0, 14.4)
+                      for r in range(10) for c in range(10))
+        return BoardSpec(game, "card", 330.0, 330.0, 2.5, cells)
+    raise InvalidPosition("game", f"unknown game {game!r} (known: {', '.join(GAMES)})")
+
+
+def three_and_c_marks() -> tuple[set[int], set[int]]:
+    """(points, blue fields) of the 3andC board as cell indices, from the rules' board
+    file when it is there (``rules/data/3andc-board.json``), else none."""
+    if not THREE_AND_C_FILE.is_file():
+        return set(), set()
+    data = json.loads(THREE_AND_C_FILE.read_text())
+
+    def cells_under(keys) -> set[int]:
+        for k, v in data.items():
+            if any(word in k.lower() for word in keys):
+                if isinstance(v, dict):  # {"0": 1, ...} or {"cells": [...]}
+                    v = v.get("cells", [int(i) for i, x in v.items() if x])
+                return {int(i) for i in v if isinstance(i, int | str) and str(i).isdigit()}
+        return set()
+
+    return cells_under(("point", "dot")), cells_under(("blue",))
+
+
+@dataclass
+class Board:
+    spec: BoardSpec
+    center: np.ndarray  # (x, y) on the table, mm
+    yaw: float  # degrees
+
+    @property
+    def R(self) -> np.ndarray:
+        return rot_z(self.yaw)
+
+    @property
+    def z_top(self) -> float:
+        return self.spec.thickness
+
+    def world(self, u, v, z) -> np.ndarray:
+        return self.R @ np.array([u, v, z], np.float64) + np.array([*self.center, 0.0])
+
+    def corners(self) -> dict[str, np.ndarray]:
+        """The top face's corners by compass name."""
+        w, d = self.spec.width / 2, self.spec.depth / 2
+        return {"nw": self.world(-w, d, self.z_top), "ne": self.world(w, d, self.z_top),
+                "se": self.world(w, -d, self.z_top), "sw": self.world(-w, -d, self.z_top)}
+
+    def cell_polygon(self, cell: Cell) -> np.ndarray:
+        h = cell.half
+        return np.array([self.world(cell.u + du, cell.v + dv, self.z_top)
+                         for du, dv in ((-h, h), (h, h), (h, -h), (-h, -h))])
+
+
+def _px(u, v, spec: BoardSpec, ppm: float):
+    return ((u + spec.width / 2) * ppm, (spec.depth / 2 - v) * ppm)
+
+
+def _draw_rect(img, spec, ppm, u0, v0, u1, v1, colour, width_mm, filled=False):
+    x0, y0 = _px(u0, v0, spec, ppm)
+    x1, y1 = _px(u1, v1, spec, ppm)
+    s = 16
+    cv2.rectangle(img, (int(x0 * s), int(y0 * s)), (int(x1 * s), int(y1 * s)),
+                  colour.tolist(), -1 if filled else max(1, int(round(width_mm * ppm))),
+                  cv2.LINE_AA, shift=4)
+
+
+def board_texture(spec: BoardSpec, rng: np.random.Generator, ppm: float) -> np.ndarray:
+    """The board's top face, north edge at the top row."""
+    h, w = int(round(spec.depth * ppm)), int(round(spec.width * ppm))
+    if spec.material == "ceramic":
+        img = materials.ceramic(rng, h, w, ppm)
+        ink = np.array([0.55, 0.30, 0.12], np.float32) * np.float32(rng.uniform(0.8, 1.1))
+        m = 3.5
+        _draw_rect(img, spec, ppm, -spec.width / 2 + m, spec.depth / 2 - m,
+                   spec.width / 2 - m, -spec.depth / 2 + m, ink, 0.7)
+        points, blue = three_and_c_marks() if spec.game == "esoloe-3andc" else (set(), set())
+        for i, c in enumerate(spec.cells):
+            if i in blue:
+                _draw_rect(img, spec, ppm, c.u - c.half, c.v + c.half, c.u + c.half,
+                           c.v - c.half, np.array([0.75, 0.45, 0.15], np.float32), 0, True)
+            _draw_rect(img, spec, ppm, c.u - c.half, c.v + c.half, c.u + c.half,
+                       c.v - c.half, ink, 0.9)
+            if i in points:
+                x, y = _px(c.u, c.v, spec, ppm)
+                cv2.circle(img, (int(x * 16), int(y * 16)), int(2.2 * ppm * 16),
+                           (0.08, 0.08, 0.08), -1, cv2.LINE_AA, shift=4)
+        if spec.game == "esoloe":  # the maker's mark in the south margin
+            x, y = _px(-14, -spec.depth / 2 + 7.5, spec, ppm)
+            _text(img, "e-SOLO-e", x, y, cv2.FONT_HERSHEY_SIMPLEX, 0.09 * ppm,
+                  max(1, int(ppm / 3)), ink)
+        return img
+    if spec.material == "leather":
+        img = materials.leather(rng, h, w, ppm)
+        dark = img.mean((0, 1)) * 0.45
+        light = np.minimum(img.mean((0, 1)) * 1.5 + 0.1, 1)
+        for c in spec.cells:  # embossed field borders: dark groove, light lip
+            for off, col in ((0.0, dark), (0.35, light)):
+                _draw_rect(img, spec, ppm, c.u - c.half - off, c.v + c.half + off,
+                           c.u + c.half - off, c.v - c.half + off, col, 0.45)
+        if spec.game == "neunfeld":
+            for c in spec.cells:
+                x, y = _px(c.u - 3.2, c.v - 4.5, spec, ppm)
+                _text(img, c.name, x, y, cv2.FONT_HERSHEY_DUPLEX, 0.27 * ppm,
+                      max(1, int(ppm / 2.5)), np.array([0.55, 0.78, 0.86], np.float32))
+        # the stitching round the edge
+        m = 1.6 if spec.game == "neunfeld" else 6.0
+        thread = np.array([0.75, 0.85, 0.9], np.float32)
+        per = 3.0
+        length = 2 * (spec.width + spec.depth)
+        for k in range(int(length / per)):
+            s0 = k * per
+            pts = []
+            for s in (s0, s0 + per * 0.6):
+                u, v = _perimeter(spec, m, s)
+                pts.append(_px(u, v, spec, ppm))
+            cv2.line(img, (int(pts[0][0] * 16), int(pts[0][1] * 16)),
+                     (int(pts[1][0] * 16), int(pts[1][1] * 16)), thread.tolist(),
+                     max(1, int(0.5 * ppm)), cv2.LINE_AA, shift=4)
+        return img
+    # printed card (Cubes): a margin band round a 10x10 grid
+    img = materials.paper(rng, h, w, ppm, colour=str(rng.choice(["#ece6d6", "#e6e8e4",
+                                                                 "#efe4c8"])))
+    band = np.array(rng.choice([[0.35, 0.22, 0.12], [0.2, 0.3, 0.15], [0.15, 0.15, 0.45]]),
+                    np.float32)
+    _draw_rect(img, spec, ppm, -spec.width / 2, spec.depth / 2, spec.width / 2,
+               -spec.depth / 2, band, 15.0 - 0.5)
+    line = np.array([0.25, 0.25, 0.25], np.float32)
+    shade = (img[h // 2, w // 2] * np.array([0.86, 0.9, 0.92])).astype(np.float32)
+    for c in spec.cells:
+        r, col = (int(x) for x in c.name.split(","))
+        if (r + col) % 2:
+            _draw_rect(img, spec, ppm, c.u - 15, c.v + 15, c.u + 15, c.v - 15, shade, 0, True)
+    for k in range(11):
+        _draw_rect(img, spec, ppm, -150 + 30 * k, 150, -150 + 30 * k, -150, line, 0.6)
+        _draw_rect(img, spec, ppm, -150, 150 - 30 * k, 150, 150 - 30 * k, line, 0.6)
+    return img
+
+
+def _text(img, text, x, y, font, scale, thick, colour) -> None:
+    """putText draws on 8-bit images only: draw a mask and blend it in."""
+    m = np.zeros(img.shape[:2], np.uint8)
+    cv2.putText(m, text, (int(x), int(y)), font, scale, 255, thick, cv2.LINE_AA)
+    a = (m.astype(np.float32) / 255)[..., None]
+    img *= 1 - a
+    img += a * colour
+
+
+def _perimeter(spec, m, s):
+    w, d = spec.width / 2 - m, spec.depth / 2 - m
+    edges = [((-w, d), (w, d)), ((w, d), (w, -d)), ((w, -d), (-w, -d)), ((-w, -d), (-w, d))]
+    for (a, b) in edges:
+        L = math.dist(a, b)
+        if s <= L:
+            t = s / L
+            return a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
+        s -= L
+    return edges[0][0]
+
+
+BOARD_PX_PER_MM = {"ceramic": 5.0, "leather": 4.0, "card": 3.5}
+
+
+def board_solid(board: Board, texture: np.ndarray) -> Solid:
+    spec = board.spec
+    half = np.array([spec.width / 2, spec.depth / 2, spec.thickness / 2])
+    c = board.world(0, 0, spec.thickness / 2)
+    side = texture.mean((0, 1)) * (0.85 if spec.material == "ceramic" else 0.6)
+    gloss = {"ceramic": 0.9, "leather": 0.12, "card": 0.05}[spec.material]
+    shin = {"ceramic": 180.0, "leather": 18.0, "card": 10.0}[spec.material]
+    grid = int(np.clip(max(spec.width, spec.depth) / 5, 8, 48))
+    specs = {(0, 0, 1): {"texture": texture, "gloss": gloss, "shininess": shin,
+                         "shade_grid": grid, "up": (0, 1, 0)}}
+    for n in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0)):
+        specs[n] = {"colour": side, "gloss": gloss * 0.3, "shininess": shin}
+    faces = box_faces(c, half, board.R, specs)
+    footprint = np.array([board.world(u, v, 0.0) for u, v in
+                          ((-half[0], half[1]), (half[0], half[1]), (half[0], -half[1]),
+                           (-half[0], -half[1]))])
+    return Solid("board", faces, c, rest_z=0.0, height=spec.thickness, footprint=footprint)
+
+
+# --------------------------------------------------------------------------- lamps
+
+def kelvin_bgr(k: float) -> np.ndarray:
+    """Rough colour of a lamp of ``k`` kelvin, BGR, brightest channel 1."""
+    table = [(2700, (0.42, 0.72, 1.0)), (3500, (0.62, 0.82, 1.0)), (4500, (0.82, 0.92, 1.0)),
+             (5500, (0.94, 0.97, 1.0)), (6500, (1.0, 0.99, 0.97))]
+    ks = [t[0] for t in table]
+    cols = np.array([t[1] for t in table])
+    return np.array([np.interp(k, ks, cols[:, i]) for i in range(3)], np.float32)
+
+
+@dataclass
+class Lamp:
+    position: np.ndarray
+    colour: np.ndarray  # BGR, includes power
+    radius: float  # mm, for soft shadows
+
+    def to_json(self) -> dict:
+        return {"position_mm": self.position.tolist(), "colour_bgr": self.colour.tolist(),
+                "radius_mm": self.radius}
+
+
+def random_lamps(rng, target) -> tuple[list[Lamp], np.ndarray]:
+    n = 1 if rng.random() < 0.55 else 2
+    lamps = []
+    for i in range(n):
+        a = rng.uniform(0, 2 * math.pi)
+        r = rng.uniform(80, 900)
+        z = rng.uniform(500, 1400)
+        pos = np.array([target[0] + r * math.cos(a), target[1] + r * math.sin(a), z])
+        power = 1.0 if i == 0 else rng.uniform(0.3, 0.8)
+        col = kelvin_bgr(rng.uniform(2700, 6500)) * np.float32(power)
+        lamps.append(Lamp(pos, col, float(rng.uniform(15, 90))))
+    ambient = kelvin_bgr(rng.uniform(4500, 7500)) * np.float32(rng.uniform(0.22, 0.5))
+    return lamps, ambient
+
+
+# --------------------------------------------------------------------------- scene
+
+@dataclass
+class Scene:
+    game: str
+    position: dict
+    seed: int
+    board: Board
+    solids: list[Solid]
+    table_kind: str
+    table_texture: np.ndarray
+    floor_texture: np.ndarray
+    lamps: list[Lamp]
+    ambient: np.ndarray
+    table_gloss: float = 0.05
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def target(self) -> np.ndarray:
+        return np.array([*self.board.center, self.board.z_top])
+
+    @property
+    def extent(self) -> float:
+        """Diameter (mm) of what the camera should frame: the board and what lies by it."""
+        pts = [s.center[:2] for s in self.solids if s.kind != "board"]
+        pts += [c[:2] for c in self.board.corners().values()]
+        d = np.linalg.norm(np.array(pts) - self.board.center, axis=1).max()
+        return float(2 * d + 20)
+
+
+@lru_cache(maxsize=6)
+def environment(seed: int, game: str, table_kind: str | None):
+    """Textures that stay fixed for one seed (one table), so scripted frames share them."""
+    rng = make_rng(seed, "table")
+    w, h = (int(v * TABLE_PX_PER_MM) for v in TABLE_MM)
+    kind, tex = materials.table_texture(rng, h, w, TABLE_PX_PER_MM, table_kind)
+    floor = materials.floor(make_rng(seed, "floor"), 96, 160)
+    spec = board_spec(game)
+    btex = board_texture(spec, make_rng(seed, "board", game), BOARD_PX_PER_MM[spec.material])
+    for a in (tex, floor, btex):
+        a.setflags(write=False)
+    return kind, tex, floor, btex
+
+
+def _clip(x, lo, hi):
+    return float(min(max(x, lo), hi))
+
+
+def build_scene(game: str, position: dict, seed: int, *, table: str | None = None,
+                board_pose: tuple[float, float, float] | None = None,
+                cube_set: str = "corner") -> Scene:
+    """The scene for ``position`` (the observation's position object) of ``game``.
+
+    ``board_pose`` = (x, y, yaw degrees) overrides the random placement of the board.
+    """
+    spec = board_spec(game)
+    kind, ttex, floor, btex = environment(seed, game, table)
+    if board_pose is None:
+        r = make_rng(seed, "board-pose")
+        board_pose = (float(r.normal(0, 15)), float(r.normal(0, 15)), float(r.normal(0, 6)))
+    board = Board(spec, np.array(board_pose[:2], np.float64), float(board_pose[2]))
+    solids = [board_solid(board, btex)]
+    look = make_rng(seed, "look")
+    ink = pieces.ink_colour(look)
+    if game in ESOLOE_FAMILY:
+        solids += _esoloe_pieces(board, position, seed, ink, cube_set)
+    elif game == "neunfeld":
+        solids += _neunfeld_pieces(board, position, seed)
+    elif game == "tyr":
+        solids += _tyr_pieces(board, position, seed)
+    else:
+        solids += _cubes_pieces(board, position, seed)
+    lamps, ambient = random_lamps(make_rng(seed, "lamps"), board.center)
+    gloss = {"wood": 0.12, "cloth": 0.0, "paper": 0.03}[kind]
+    for i, s in enumerate(solids):
+        s.id = i
+    return Scene(game, position, seed, board, solids, kind, ttex, floor, lamps, ambient,
+                 gloss)
+
+
+def _key(*parts) -> str:
+    return json.dumps(parts, sort_keys=True, separators=(",", ":"))
+
+
+def _esoloe_pieces(board: Board, position: dict, seed: int, ink, cube_set) -> list[Solid]:
+    cells = position.get("cells") if isinstance(position, dict) else None
+    n = len(board.spec.cells)
+    if not isinstance(cells, list) or len(cells) != n:
+        raise InvalidPosition("cells", f"expected a list of {n} stacks")
+    out = []
+    for i, stack in enumerate(cells):
+        if not isinstance(stack, list) or len(stack) > 4:
+            raise InvalidPosition(f"cells.{i}", "expected a stack of at most 4 cubes")
+        cell = board.spec.cells[i]
+        du = dv = 0.0
+        for level, cube in enumerate(stack):
+            key = f"cells.{i}.{level}"
+            if not isinstance(cube, dict) or cube.get("player") not in (0, 1):
+                raise InvalidPosition(f"{key}.player", "expected player 0 or 1")
+            faces = cube.get("faces") or {}
+            if not isinstance(faces, dict):
+                raise InvalidPosition(f"{key}.faces", "expected an object of six faces")
+            for d, v in faces.items():
+                if v not in (None, "sakura", "fuji", "geisha", "blank"):
+                    raise InvalidPosition(f"{key}.faces.{d}", f"unknown face value {v!r}")
+            jit = make_rng(seed, "cube-place", i, level)
+            slack = cell.half - pieces.CUBE_MM / 2
+            sigma = 1.1 if level == 0 else 0.7
+            du = _clip(du + jit.normal(0, sigma), -slack, slack)
+            dv = _clip(dv + jit.normal(0, sigma), -slack, slack)
+            yaw = _clip(jit.normal(0, 6.0), -18, 18)
+            player = cube["player"]
+            orient_rng = make_rng(seed, "cube-orient", i, level, _key(faces))
+            R_body, painted = pieces.cube_orientation(faces, orient_rng, cube_set)
+            textures = pieces.cube_textures(make_rng(seed, "cube-wood", i, level, player),
+                                            player)
+            labels = pieces.cube_labels(cube_set)
+            z = board.z_top + (level + 0.5) * pieces.CUBE_MM
+            center = board.world(cell.u + du, cell.v + dv, z)
+            yaw_R = board.R @ rot_z(yaw)
+            s = pieces.cube_solid(center, yaw_R, R_body, labels, textures, ink,
+                                  make_rng(seed, "cube-ink", i, level), painted)
+            s.rest_z = board.z_top
+            s.height = (level + 1) * pieces.CUBE_MM
+            if level == 0:
+                s.footprint = _square(center - (0, 0, pieces.CUBE_MM / 2), yaw_R,
+                                      pieces.CUBE_MM / 2)
+            drawn = {f.direction: f.label for f in s.faces}
+            s.info = {"piece": f"cube:{i}:{level}", "cell_name": cell.name, "cell": i,
+                      "level": level, "player": player, "faces": drawn,
+                      "rotation": (yaw_R @ R_body).tolist(), "yaw_deg": yaw,
+                      "center_world_mm": center.tolist(),
+                      "offset_mm": [du, dv], "painted": painted is not None}
+            out.append(s)
+    return out
+
+
+def _square(center, R, half) -> np.ndarray:
+    return np.array([center + R @ np.array([a, b, 0.0]) * half
+                     for a, b in ((-1, 1), (1, 1), (1, -1), (-1, -1))])
+
+
+def _die(board: Board, colour: str, top, u, v, yaw, seed, where) -> Solid:
+    if top not in pieces.die_body_numbers(colour).values():
+        raise InvalidPosition(f"dice.{colour}.top",
+                              f"{top!r} is not a face of the {colour} die")
+    R_body = pieces.die_orientation(colour, top, make_rng(seed, "die-orient", colour, where))
+    tex = pieces.die_textures(colour, make_rng(seed, "die-look", colour))
+    z_rest = board.z_top if where[0] == "cell" else 0.0
+    yaw_R = rot_z(board.yaw + yaw)
+    center = board.world(u, v, 0.0)
+    center[2] = z_rest + pieces.DIE_MM / 2
+    s = pieces.die_solid(center, yaw_R, R_body, tex)
+    s.rest_z = z_rest
+    s.footprint = _square(center - (0, 0, pieces.DIE_MM / 2), yaw_R, pieces.DIE_MM / 2)
+    s.info = {"piece": f"die:{colour}", "colour": colour, "top": top,
+              "faces": {f.direction: int(f.label) for f in s.faces},
+              "rotation": (yaw_R @ R_body).tolist(), "yaw_deg": board.yaw + yaw}
+    return s
+
+
+def _dice_position(position, key="dice") -> dict:
+    dice = position.get(key) if isinstance(position, dict) else None
+    if not isinstance(dice, dict) or set(dice) != {"blue", "red", "black"}:
+        raise InvalidPosition(key, "expected the blue, red and black dice")
+    for c, d in dice.items():
+        if not isinstance(d, dict):
+            raise InvalidPosition(f"{key}.{c}", "expected an object")
+    return dice
+
+
+def _neunfeld_pieces(board: Board, position: dict, seed: int) -> list[Solid]:
+    pawns = position.get("pawns") if isinstance(position, dict) else None
+    if not isinstance(pawns, list) or len(pawns) != 2 or not all(
+            isinstance(p, int) and 0 <= p <= 10 for p in pawns):
+        raise InvalidPosition("pawns", "expected two fields 0..10")
+    out = []
+    spec = board.spec
+    pitch = spec.width / 9
+    for player, p in enumerate(pawns):
+        jit = make_rng(seed, "pawn", player, p)
+        if 1 <= p <= 9:
+            u, v = spec.cells[p - 1].u, 0.0
+        else:
+            u, v = (-1 if p == 0 else 1) * (spec.width / 2 + pitch * 0.75), 0.0
+        u += _clip(jit.normal(0, 1.0), -3, 3)
+        v += _clip(jit.normal(0, 1.0), -3, 3)
+        z = board.z_top if 1 <= p <= 9 else 0.0
+        base = board.world(u, v, 0.0)
+        base[2] = z
+        for s in pieces.pawn_solids(base, player, jit):
+            s.rest_z = z
+            s.info = {"piece": f"pawn:{player}", "player": player, "field": p,
+                      "cell_name": str(p) if 1 <= p <= 9 else None}
+            out.append(s)
+        out[-3].footprint = _square(base, rot_z(0), 8.5)
+    dice = _dice_position(position)
+    for k, (colour, d) in enumerate(dice.items()):
+        holder = d.get("holder")
+        if holder not in (None, 0, 1):
+            raise InvalidPosition(f"dice.{colour}.holder", "expected 0, 1 or null")
+        jit = make_rng(seed, "die-place", colour, holder)
+        if holder is None:  # just rolled, in the middle in front of the board
+            u = (k - 1) * 34 + jit.normal(0, 8)
+            v = -(spec.depth / 2 + 40 + jit.normal(0, 8))
+            yaw = jit.uniform(-45, 45)
+        else:
+            side = -1 if holder == 0 else 1
+            order = [c for c in dice if dice[c].get("holder") == holder].index(colour)
+            u = (order - 0.5) * 36 + jit.normal(0, 4)
+            v = side * (spec.depth / 2 + 32 + jit.normal(0, 4))
+            yaw = jit.normal(0, 10)
+        s = _die(board, colour, d.get("top"), u, v, yaw, seed, ("holder", holder, d.get("top")))
+        s.info["holder"] = holder
+        out.append(s)
+    return out
+
+
+def _tyr_pieces(board: Board, position: dict, seed: int) -> list[Solid]:
+    dice = _dice_position(position)
+    out = []
+    for k, (colour, d) in enumerate(dice.items()):
+        cell = d.get("cell")
+        jit = make_rng(seed, "die-place", colour, _key(cell))
+        if cell is None:
+            u = (k - 1) * 40 + jit.normal(0, 5)
+            v = -(board.spec.depth / 2 + 28 + jit.normal(0, 4))
+            yaw = jit.normal(0, 15)
+        else:
+            if (not isinstance(cell, list) or len(cell) != 2
+                    or not all(isinstance(x, int) and 1 <= x <= 9 for x in cell)):
+                raise InvalidPosition(f"dice.{colour}.cell", "expected [row, column], 1..9")
+            c = board.spec.cells[(cell[0] - 1) * 9 + cell[1] - 1]
+            slack = c.half - pieces.DIE_MM / 2
+            u = c.u + _clip(jit.normal(0, 0.7), -slack, slack)
+            v = c.v + _clip(jit.normal(0, 0.7), -slack, slack)
+            yaw = _clip(jit.normal(0, 3), -5, 5)
+        s = _die(board, colour, d.get("top"), u, v, yaw, seed,
+                 ("cell" if cell else "off", _key(cell), d.get("top")))
+        s.info["cell"] = cell
+        s.info["cell_name"] = f"{cell[0]},{cell[1]}" if cell else None
+        out.append(s)
+    return out
+
+
+def _cubes_pieces(board: Board, position: dict, seed: int) -> list[Solid]:
+    grid = position.get("grid") if isinstance(position, dict) else None
+    if not isinstance(grid, list) or len(grid) != 10:
+        raise InvalidPosition("grid", "expected 10 rows")
+    out = []
+    for r, row in enumerate(grid):
+        if not isinstance(row, list) or len(row) != 10:
+            raise InvalidPosition(f"grid.{r}", "expected 10 tokens")
+        for c, tok in enumerate(row):
+            if tok == ".":
+                continue
+            ok = tok == "W" or (isinstance(tok, str) and len(tok) == 2
+                                and tok[0].upper() in pieces.COLOUR_LETTERS
+                                and tok[1] in "23456")
+            if not ok:
+                raise InvalidPosition(f"grid.{r}.{c}", f"unknown token {tok!r}")
+            cell = board.spec.cells[r * 10 + c]
+            jit = make_rng(seed, "stone", r, c, tok)
+            slack = cell.half - pieces.STONE_MM / 2
+            u = cell.u + _clip(jit.normal(0, 1.2), -slack, slack)
+            v = cell.v + _clip(jit.normal(0, 1.2), -slack, slack)
+            yaw = _clip(jit.normal(0, 5), -12, 12)
+            yaw_R = board.R @ rot_z(yaw)
+            base = board.world(u, v, board.z_top)
+            s = pieces.stone_solid(base, yaw_R, tok, jit)
+            s.rest_z = board.z_top
+            s.footprint = _square(base, yaw_R, pieces.STONE_MM / 2)
+            s.info = {"piece": f"stone:{r},{c}", "cell_name": cell.name, "cell": [r, c],
+                      "token": tok, "yaw_deg": board.yaw + yaw}
+            out.append(s)
+    return out
