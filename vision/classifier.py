@@ -53,28 +53,37 @@ class Prediction:
     top: tuple[tuple[str, float], ...]  # the top-k (label, probability), best first
 
 
-def preprocess(crops: Sequence[np.ndarray], spec: InputSpec) -> np.ndarray:
-    """Crops (BGR or grey uint8, any size) -> one float32 batch (n, channels, size, size).
-
-    The trainer uses this same function, so training and runtime see identical inputs.
-    """
-    batch = np.empty((len(crops), spec.channels, spec.size, spec.size), np.float32)
+def resize(crops: Sequence[np.ndarray], size: int, channels: int) -> np.ndarray:
+    """Crops (BGR or grey uint8, any size) -> one uint8 batch (n, channels, size, size)."""
+    batch = np.empty((len(crops), channels, size, size), np.uint8)
     for i, crop in enumerate(crops):
         if crop.dtype != np.uint8 or crop.ndim not in (2, 3) or crop.size == 0:
             raise ValueError(f"crop {i}: need a BGR or grey uint8 image, got "
                              f"{crop.dtype} {crop.shape}")
-        if spec.channels == 1 and crop.ndim == 3:
+        if channels == 1 and crop.ndim == 3:
             crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-        elif spec.channels == 3 and crop.ndim == 2:
+        elif channels == 3 and crop.ndim == 2:
             crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
-        shrink = crop.shape[0] > spec.size or crop.shape[1] > spec.size
-        resized = cv2.resize(crop, (spec.size, spec.size),
+        shrink = crop.shape[0] > size or crop.shape[1] > size
+        resized = cv2.resize(crop, (size, size),
                              interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
-        resized = resized.reshape(spec.size, spec.size, spec.channels)
-        batch[i] = resized.transpose(2, 0, 1)
+        batch[i] = resized.reshape(size, size, channels).transpose(2, 0, 1)
+    return batch
+
+
+def normalise(batch: np.ndarray, spec: InputSpec) -> np.ndarray:
+    """A uint8 (or [0, 255] float) batch -> float32, pixel / 255 then (x - mean) / std."""
     mean = np.asarray(spec.mean, np.float32).reshape(1, -1, 1, 1)
     std = np.asarray(spec.std, np.float32).reshape(1, -1, 1, 1)
-    return (batch / 255.0 - mean) / std
+    return ((batch.astype(np.float32) / 255.0 - mean) / std).astype(np.float32)
+
+
+def preprocess(crops: Sequence[np.ndarray], spec: InputSpec) -> np.ndarray:
+    """Crops -> the model's float32 input batch: ``resize`` then ``normalise``.
+
+    The trainer uses these same functions, so training and runtime see identical inputs.
+    """
+    return normalise(resize(crops, spec.size, spec.channels), spec)
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

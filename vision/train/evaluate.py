@@ -1,0 +1,94 @@
+"""Measuring an exported model with onnxruntime only: accuracy per class, the confusion
+matrix, accuracy on the real dice per source group, and latency per batch."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision import real_dice
+from vision.classifier import Classifier
+
+
+@dataclass(frozen=True)
+class HeadReport:
+    head: str
+    labels: tuple[str, ...]
+    confusion: np.ndarray  # rows: true class, columns: predicted class
+
+    @property
+    def count(self) -> int:
+        return int(self.confusion.sum())
+
+    @property
+    def accuracy(self) -> float:
+        return float(np.trace(self.confusion) / max(1, self.count))
+
+    def per_class(self) -> dict[str, float | None]:
+        totals = self.confusion.sum(axis=1)
+        return {label: (float(self.confusion[i, i] / totals[i]) if totals[i] else None)
+                for i, label in enumerate(self.labels)}
+
+    def markdown(self, title: str) -> str:
+        present = [i for i in range(len(self.labels))
+                   if self.confusion[i].sum() or self.confusion[:, i].sum()]
+        names = [self.labels[i] for i in present]
+        lines = [f"**{title}**: accuracy {self.accuracy:.3f} on {self.count} crops", "",
+                 "| true \\ predicted | " + " | ".join(names) + " | accuracy |",
+                 "|---" * (len(names) + 2) + "|"]
+        per_class = self.per_class()
+        for i in present:
+            acc = per_class[self.labels[i]]
+            cells = " | ".join(str(int(self.confusion[i, j])) for j in present)
+            lines.append(f"| {self.labels[i]} | {cells} | "
+                         f"{'-' if acc is None else f'{acc:.3f}'} |")
+        return "\n".join(lines) + "\n"
+
+
+def confusion(labels: Sequence[str], truth: Sequence[str | None],
+              predicted: Sequence[str]) -> np.ndarray:
+    """Confusion counts over the crops whose truth is known."""
+    index = {label: i for i, label in enumerate(labels)}
+    matrix = np.zeros((len(labels), len(labels)), np.int64)
+    for t, p in zip(truth, predicted, strict=True):
+        if t is not None:
+            matrix[index[t], index[p]] += 1
+    return matrix
+
+
+def evaluate(model: Classifier, crops: Sequence[np.ndarray],
+             labels: dict[str, Sequence[str | None]], batch: int = 256) -> list[HeadReport]:
+    """One HeadReport per head of ``model`` that ``labels`` has."""
+    predictions = []
+    for start in range(0, len(crops), batch):
+        predictions += model.predict(crops[start:start + batch], top_k=1)
+    return [HeadReport(head, classes,
+                       confusion(classes, labels[head], [p[head].label for p in predictions]))
+            for head, classes in model.heads.items() if head in labels]
+
+
+def real_dice_reports(model: Classifier, crops: Sequence[real_dice.Crop],
+                      head: str = "pips") -> dict[str, HeadReport]:
+    """The pip head on the real dice, one report per source group."""
+    reports = {}
+    for group, members in real_dice.by_group(list(crops)).items():
+        images = [c.image() for c in members]
+        truth = {head: [str(c.pips) for c in members]}
+        reports[group] = evaluate(model, images, truth)[0]
+    return reports
+
+
+def latency(model: Classifier, crops: Sequence[np.ndarray], runs: int = 200,
+            warmup: int = 10) -> dict[str, float]:
+    """Milliseconds per ``predict`` of the whole batch: median and 95th percentile."""
+    for _ in range(warmup):
+        model.predict(crops)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        model.predict(crops)
+        times.append((time.perf_counter() - start) * 1000)
+    return {"median_ms": float(np.median(times)), "p95_ms": float(np.percentile(times, 95))}

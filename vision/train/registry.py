@@ -1,0 +1,91 @@
+"""The model registry: every crop classifier the project trains, by name.
+
+All models share one trainer; what differs is here. A crop source is a function
+``source(n, seed) -> (crops, labels)``: ``n`` BGR uint8 crops and, per head, ``n`` label
+strings (``None`` where a crop has no label for that head). It is named as
+``"module:function"`` and imported only when training, so this registry stays light.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import import_module
+
+import numpy as np
+
+from vision.classifier import InputSpec
+
+CropSource = Callable[[int, int], tuple[list[np.ndarray], dict[str, list[str | None]]]]
+
+PIPS = tuple(str(n) for n in range(1, 10))
+DIE_COLOURS = ("blue", "red", "black")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    heads: dict[str, tuple[str, ...]]  # head name -> labels, in output order
+    input: InputSpec
+    source: str | CropSource  # "module:function" or the function itself
+    description: str = ""
+    width: int = 16  # channels of the first conv layer; later layers scale from it
+    train_size: int = 16000  # rendered crops per training run
+    test_size: int = 2000  # held-out rendered crops (another seed)
+    epochs: int = 12
+    rotation_invariant: bool = True  # may augmentation turn crops by any angle?
+    grey_heads: tuple[str, ...] = ()  # heads whose labels survive a grey crop
+
+    def crop_source(self) -> CropSource:
+        if callable(self.source):
+            return self.source
+        module, _, function = self.source.partition(":")
+        try:
+            return getattr(import_module(module), function)
+        except (ImportError, AttributeError) as err:
+            raise LookupError(
+                f"crop source {self.source!r} of model {self.name!r} is not available ({err})"
+            ) from None
+
+
+def _rgb_spec(size: int) -> InputSpec:
+    return InputSpec(size=size, channels=3, mean=(0.5, 0.5, 0.5), std=(0.25, 0.25, 0.25))
+
+
+MODELS: dict[str, ModelSpec] = {
+    spec.name: spec
+    for spec in [
+        ModelSpec(
+            name="pips",
+            heads={"pips": PIPS, "colour": DIE_COLOURS},
+            input=_rgb_spec(32),
+            source="vision.train.sources:die_faces",
+            description="Miwin die, top face: pips 1..9 and the die's colour",
+            grey_heads=("pips",),
+        ),
+    ]
+}
+
+
+def get(name: str) -> ModelSpec:
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise LookupError(f"unknown model {name!r} (known: {', '.join(MODELS)})") from None
+
+
+def label_indices(
+    spec: ModelSpec, labels: dict[str, Sequence[str | None]]
+) -> dict[str, np.ndarray]:
+    """Label strings -> class indices per head (-100, ignored by the loss, for None)."""
+    out = {}
+    for head, classes in spec.heads.items():
+        index = {label: i for i, label in enumerate(classes)}
+        values = labels.get(head)
+        if values is None:
+            raise ValueError(f"crop source of {spec.name!r} gave no labels for head {head!r}")
+        unknown = {v for v in values if v is not None and v not in index}
+        if unknown:
+            raise ValueError(f"head {head!r} of {spec.name!r}: unknown labels {sorted(unknown)}")
+        out[head] = np.array([-100 if v is None else index[v] for v in values], np.int64)
+    return out
