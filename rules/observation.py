@@ -21,10 +21,20 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.core import Game, InvalidPosition, Position, RulesError, resolve_options
+from rules.core import (
+    Game,
+    InvalidPosition,
+    Position,
+    RulesError,
+    canonical_json,
+    resolve_options,
+)
 from rules.registry import get_game
 
 SCHEMA = "tableref/observation/1"
+
+#: positions an ObservationReader keeps parsed (a camera repeats a still table)
+POSITION_CACHE = 64
 
 #: at most this many readings of one observation are judged (see ``readings``)
 MAX_READINGS = 256
@@ -174,11 +184,13 @@ REQUIRED = ("schema", "table", "game", "seq", "time", "stable", "confidence", "p
 def parse_observation(
     text: str | bytes | Mapping[str, Any],
     games: Callable[[str], Game] = get_game,
+    positions: dict[tuple[str, str], Position] | None = None,
 ) -> Observation:
     """One observation line (or its decoded JSON object) -> a validated Observation.
 
     ``games`` maps a game id to its Game (the registry; tests pass their own). Raises
-    ObservationError naming the key at fault.
+    ObservationError naming the key at fault. ``positions``, a cache of positions parsed
+    before (by game id and canonical JSON), spares parsing a position seen again.
     """
     data = load_json(text) if isinstance(text, str | bytes) else text
     if not isinstance(data, dict):
@@ -223,11 +235,18 @@ def parse_observation(
             resolve_options(game.rule_options, options)
         except InvalidPosition as err:
             raise ObservationError(err.key, err.message) from None
-    try:
-        position = game.position_from_json(data["position"])
-    except InvalidPosition as err:
-        key = f"position.{err.key}" if err.key else "position"
-        raise ObservationError(key, err.message) from None
+    cache_key = (game_id, canonical_json(data["position"])) if positions is not None else None
+    position = positions.get(cache_key) if positions is not None else None
+    if position is None:
+        try:
+            position = game.position_from_json(data["position"])
+        except InvalidPosition as err:
+            key = f"position.{err.key}" if err.key else "position"
+            raise ObservationError(key, err.message) from None
+        if positions is not None:
+            if len(positions) >= POSITION_CACHE:
+                positions.clear()
+            positions[cache_key] = position
     uncertain = _parse_uncertain(data.get("uncertain"), data["position"])
     return Observation(
         table=table, game_id=game_id, game=game, seq=seq, time=time, stable=data["stable"],
@@ -286,12 +305,13 @@ class ObservationReader:
     """Parses a stream of lines, checking that ``seq`` strictly increases per table.
 
     A malformed line does not count: the next line is checked against the last good one.
-    Games are looked up once per id.
+    Games are looked up once per id; recent positions are kept parsed.
     """
 
     def __init__(self, games: Callable[[str], Game] = get_game):
         self._lookup = games
         self._games: dict[str, Game] = {}
+        self._positions: dict[tuple[str, str], Position] = {}
         self.last_seq: dict[str, int] = {}
 
     def _game(self, game_id: str) -> Game:
@@ -301,7 +321,7 @@ class ObservationReader:
         return game
 
     def parse(self, text: str | bytes | Mapping[str, Any]) -> Observation:
-        obs = parse_observation(text, self._game)
+        obs = parse_observation(text, self._game, self._positions)
         last = self.last_seq.get(obs.table)
         if last is not None and obs.seq <= last:
             raise ObservationError(
