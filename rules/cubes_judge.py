@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from rules.core import Illegal, Judgement, Move
 from rules.cubes_position import (
-    CELLS,
     EMPTY,
     LETTER,
     CubesPosition,
@@ -115,7 +114,8 @@ def _violation(rule: str, message: str, player: int | None = None) -> Judgement:
 
 def _board_action(before: tuple[str, ...], now: tuple[str, ...]) -> Move | Illegal | None:
     """The one change of stones (not of sides) between two boards."""
-    changes = [sq for sq in range(CELLS) if before[sq].upper() != now[sq].upper()]
+    changes = [sq for sq, (a, b) in enumerate(zip(before, now, strict=True))
+               if a != b and a.upper() != b.upper()]
     if not changes:
         return None
     if len(changes) == 1:
@@ -159,9 +159,9 @@ def _dependency_action(state: CubesState, deps: tuple[str | None, ...]) -> Move 
 def _sides_only(state: CubesState, observed: CubesPosition) -> Illegal | None:
     """Only sides changed: the update of the last action being made, or wrong flips."""
     strict = state.option("flip_timing") == "with-action"
-    for sq in range(CELLS):
-        o, s = observed.grid[sq], state.grid[sq]
-        if o == s or state.condition(state.grid, sq) is None:
+    grid = state.grid
+    for sq, (o, s) in enumerate(zip(observed.grid, grid, strict=True)):
+        if o == s or state.condition(grid, sq) is None:
             continue
         if sq in state.flipped:
             if strict:
@@ -177,13 +177,13 @@ def _sides_after(before: CubesState, after: CubesState, observed: CubesPosition
     side it showed before the action. A stone the previous action turned that still
     shows its old side breaks ``unflipped-stone``."""
     strict = after.option("flip_timing") == "with-action"
-    for sq in range(CELLS):
-        o, s = observed.grid[sq], after.grid[sq]
-        if o == s or not is_stone(o) or after.condition(after.grid, sq) is None:
+    grid, old = after.grid, before.grid
+    for sq, (o, s) in enumerate(zip(observed.grid, grid, strict=True)):
+        if o == s or not is_stone(o) or after.condition(grid, sq) is None:
             continue
-        if sq in before.flipped and o != before.grid[sq]:
+        if sq in before.flipped and o != old[sq]:
             return _unflipped(before, sq)
-        if o == before.grid[sq]:
+        if o == old[sq]:
             if strict:
                 return _unflipped(after, sq)
             continue

@@ -18,6 +18,7 @@ import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from rules.core import (
@@ -239,6 +240,13 @@ class CubesState(State):
     def outcome(self) -> Outcome | None:
         return self.result
 
+    @cached_property
+    def _option_map(self) -> dict[str, Any]:
+        return dict(self.options)
+
+    def option(self, name: str) -> Any:
+        return self._option_map[name]
+
     def _colour(self, player: int) -> str:
         return self.players[player].colour
 
@@ -250,10 +258,7 @@ class CubesState(State):
         """White stones (and stones of the dependency colour) adjacent to ``square``
         as they count for ``player``'s stones."""
         dep = LETTER[dependency] if dependency else WHITE
-        return sum(
-            1 for n in self._neighbours(player)[square]
-            if grid[n] == WHITE or grid[n][0].upper() == dep
-        )
+        return _count(grid, self._neighbours(player)[square], dep)
 
     def condition(self, grid: tuple[str, ...] | list[str], square: int,
                   players: tuple[Player, ...] | None = None) -> bool | None:
@@ -269,7 +274,7 @@ class CubesState(State):
 
     def active_sum(self, grid: tuple[str, ...] | list[str], player: int) -> int:
         letter = self.players[player].letter
-        return sum(int(t[1]) for t in grid if len(t) == 2 and t[0] == letter)
+        return sum(d for d in DIGITS if f"{letter}{d}" in grid)
 
     def allowance(self, grid: tuple[str, ...] | list[str], player: int, third: bool) -> int:
         if self.active_sum(grid, player) >= THIRD_POINT_SUM:
@@ -417,11 +422,12 @@ class CubesState(State):
         if self.grid[move.square] != EMPTY:
             return _occupied(move.square, owner)
         stone = move.token.upper()
-        where = [sq for sq in range(CELLS) if self.grid[sq].upper() == stone]
-        if where:
-            return Illegal("stone-on-board", (
-                f"{stone_name(stone)} already lies on {square_name(where[0])}; stones are "
-                "placed from the supply."), owner)
+        grid = self.grid
+        for token in (stone, stone.lower()):
+            if token in grid:
+                return Illegal("stone-on-board", (
+                    f"{stone_name(stone)} already lies on {square_name(grid.index(token))}; "
+                    "stones are placed from the supply."), owner)
         if not is_active(move.token):
             return Illegal("placed-inactive", (
                 f"{stone_name(stone)} was placed inactive side up; a stone always comes "
@@ -593,14 +599,16 @@ class CubesState(State):
         """Phase 2, "Änderungen vornehmen": turns every stone whose condition says so, in
         place; returns the squares turned."""
         auto = self.option("reactivate") == "auto"
+        hood = self.option("neighbourhood")
+        rules = {p.letter: (neighbours(hood, p.seat), LETTER[p.dependency])
+                 for p in players if p.dependency is not None}
         flipped = []
         for sq in range(CELLS):
             token = grid[sq]
-            if len(token) != 2:
+            if len(token) != 2 or token[0].upper() not in rules:
                 continue
-            holds = self.condition(grid, sq, players)
-            if holds is None:
-                continue
+            table, dep = rules[token[0].upper()]
+            holds = _count(grid, table[sq], dep) == int(token[1])
             active = token[0].isupper()
             if active != (holds and (active or auto)):
                 grid[sq] = token.swapcase()
@@ -610,14 +618,25 @@ class CubesState(State):
     def _winners(self, actor: int | None) -> Outcome | None:
         """All five stones of a colour active on the board wins; if the acting player's
         action makes another player win too, the other (or both others) win instead."""
-        letters = [t[0] for t in self.grid if len(t) == 2 and t[0].isupper()]
-        full = tuple(i for i, p in enumerate(self.players) if letters.count(p.letter) == 5)
+        grid = self.grid
+        full = tuple(i for i, p in enumerate(self.players)
+                     if all(f"{p.letter}{d}" in grid for d in DIGITS))
         if not full:
             return None
         others = tuple(i for i in full if i != actor)
         if actor in full and others:
             return Outcome(others, "all-stones-active-other")
         return Outcome(full, "all-stones-active")
+
+
+def _count(grid: tuple[str, ...] | list[str], squares: tuple[int, ...], dep: str) -> int:
+    """How many of ``squares`` hold a white stone or a stone of colour letter ``dep``."""
+    n = 0
+    for sq in squares:
+        token = grid[sq]
+        if token == WHITE or (token != EMPTY and token[0].upper() == dep):
+            n += 1
+    return n
 
 
 def _changed(players: tuple[Player, ...], move: DependencyChange) -> tuple[Player, ...]:
