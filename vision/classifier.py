@@ -4,7 +4,12 @@ A model is one file, ``models/<name>.onnx``; what the wrapper needs besides the 
 in the file's own metadata (``metadata_props``), under the key ``tableref``, as JSON:
 
     {"input": {"size": 32, "channels": 3, "mean": [...], "std": [...]},
-     "heads": [{"name": "pips", "labels": ["1", ..., "9"]}, ...]}
+     "heads": [{"name": "pips", "labels": ["1", ..., "9"]}, ...],
+     "real_dice_training": null}
+
+``real_dice_training`` (optional) names the real crops the model was trained on, as the
+arguments of ``vision.real_dice.split`` (group, fraction, seed), so every measurement on the
+real dice can leave exactly those out.
 
 Input: one tensor ``input`` of shape (batch, channels, size, size), float32, BGR channel
 order (as OpenCV gives it; one grey channel when channels is 1), pixel / 255 then
@@ -92,10 +97,12 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def metadata_json(spec: InputSpec, heads: dict[str, Sequence[str]]) -> str:
+def metadata_json(spec: InputSpec, heads: dict[str, Sequence[str]],
+                  real_dice_training: dict | None = None) -> str:
     """The metadata value the exporter writes under METADATA_KEY."""
     return json.dumps({"input": spec.to_json(),
-                       "heads": [{"name": n, "labels": list(ls)} for n, ls in heads.items()]})
+                       "heads": [{"name": n, "labels": list(ls)} for n, ls in heads.items()],
+                       "real_dice_training": real_dice_training})
 
 
 class Classifier:
@@ -127,6 +134,7 @@ class Classifier:
                                    tuple(map(float, data["input"]["mean"])),
                                    tuple(map(float, data["input"]["std"])))
             self.heads = {h["name"]: tuple(map(str, h["labels"])) for h in data["heads"]}
+            self.real_dice_training: dict | None = data.get("real_dice_training")
         except (TypeError, ValueError, KeyError) as err:
             raise ModelError(f"model file {self.path} lacks valid '{METADATA_KEY}' metadata "
                              f"({type(err).__name__}: {err})") from None

@@ -70,6 +70,13 @@ def evaluate(model: Classifier, crops: Sequence[np.ndarray],
             for head, classes in model.heads.items() if head in labels]
 
 
+def real_dice_held_out(model: Classifier, crops: Sequence[real_dice.Crop]) -> list[real_dice.Crop]:
+    """The real crops ``model`` was not trained on (its metadata names those it was)."""
+    if not model.real_dice_training:
+        return list(crops)
+    return real_dice.split(list(crops), **model.real_dice_training)[1]
+
+
 def real_dice_reports(model: Classifier, crops: Sequence[real_dice.Crop],
                       head: str = "pips") -> dict[str, HeadReport]:
     """The pip head on the real dice, one report per source group."""

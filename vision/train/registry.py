@@ -35,6 +35,7 @@ class ModelSpec:
     epochs: int = 12
     rotation_invariant: bool = True  # may augmentation turn crops by any angle?
     grey_heads: tuple[str, ...] = ()  # heads whose labels survive a grey crop
+    real_dice_head: str | None = None  # head measured (and adaptable) on the real dice
 
     def crop_source(self) -> CropSource:
         if callable(self.source):
@@ -62,6 +63,7 @@ MODELS: dict[str, ModelSpec] = {
             source="vision.train.sources:die_faces",
             description="Miwin die, top face: pips 1..9 and the die's colour",
             grey_heads=("pips",),
+            real_dice_head="pips",
         ),
     ]
 }

@@ -195,8 +195,10 @@ def torch_logits(model: CropNet, spec: ModelSpec, batch_uint8: np.ndarray) -> li
     return [o.numpy() for o in outputs]
 
 
-def export(model: CropNet, spec: ModelSpec, path: Path) -> Path:
-    """Write ``model`` as ONNX with its labels and input spec in the metadata."""
+def export(model: CropNet, spec: ModelSpec, path: Path,
+           real_dice_training: dict | None = None) -> Path:
+    """Write ``model`` as ONNX with its labels and input spec (and the real crops it was
+    trained on, as ``vision.real_dice.split`` arguments) in the metadata."""
     import onnx
 
     path = Path(path)
@@ -208,22 +210,23 @@ def export(model: CropNet, spec: ModelSpec, path: Path) -> Path:
         torch.onnx.export(model.eval(), (example,), str(path), dynamo=False,
                           input_names=["input"], output_names=heads, opset_version=OPSET,
                           dynamic_axes={"input": {0: "batch"}, **{h: {0: "batch"} for h in heads}})
-    _set_metadata(path, spec)
+    _set_metadata(path, spec, real_dice_training)
     onnx.checker.check_model(onnx.load(str(path)))
     return path
 
 
-def _set_metadata(path: Path, spec: ModelSpec) -> None:
+def _set_metadata(path: Path, spec: ModelSpec, real_dice_training: dict | None) -> None:
     import onnx
 
     proto = onnx.load(str(path))
-    onnx.helper.set_model_props(proto, {METADATA_KEY: metadata_json(spec.input, spec.heads)})
+    value = metadata_json(spec.input, spec.heads, real_dice_training)
+    onnx.helper.set_model_props(proto, {METADATA_KEY: value})
     proto.doc_string = spec.description
     onnx.save(proto, str(path))
 
 
 def quantise(spec: ModelSpec, fp32: Path, int8: Path, calibration: CropSet,
-             samples: int = 512) -> Path:
+             samples: int = 512, real_dice_training: dict | None = None) -> Path:
     """Int8 static quantisation (QDQ, per-channel weights) calibrated on ``calibration``."""
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -246,5 +249,5 @@ def quantise(spec: ModelSpec, fp32: Path, int8: Path, calibration: CropSet,
     quantize_static(str(fp32), str(int8), Reader(), quant_format=QuantFormat.QDQ,
                     per_channel=True, activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8)
-    _set_metadata(int8, spec)
+    _set_metadata(int8, spec, real_dice_training)
     return Path(int8)

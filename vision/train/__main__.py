@@ -1,0 +1,134 @@
+"""Retrain a crop classifier from the renderer's crops: ``python -m vision.train NAME``.
+
+Writes models/NAME.onnx and a report (held-out renders, real dice per source group for the
+pip model, size, latency on one thread) to out/train/NAME.md. See docs/training.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from vision.train.registry import MODELS
+
+REPO = Path(__file__).resolve().parents[2]
+TEST_SEED_OFFSET = 1_000_003  # held-out renders come from seed + this
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
+    parser.add_argument("name", choices=sorted(MODELS), help="the model to train")
+    parser.add_argument("--train-size", type=int, help="rendered training crops")
+    parser.add_argument("--test-size", type=int, help="held-out rendered crops")
+    parser.add_argument("--epochs", type=int)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    parser.add_argument("--adapt", metavar="GROUP:FRACTION",
+                        help="also train on this fraction of one real-dice source group "
+                             "(e.g. IMG2019:0.3); those crops are left out of the report")
+    parser.add_argument("--adapt-repeat", type=int, default=4,
+                        help="how often each adaptation crop appears per epoch (default 4)")
+    parser.add_argument("--int8", action="store_true",
+                        help="try int8 static quantisation; kept only if it keeps accuracy")
+    parser.add_argument("--models-dir", type=Path, default=REPO / "models")
+    parser.add_argument("--report", type=Path, help="default out/train/NAME.md")
+    args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except (LookupError, OSError, ValueError) as err:
+        print(f"python -m vision.train: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
+    from vision import real_dice
+    from vision.classifier import Classifier
+    from vision.train import evaluate, trainer
+    from vision.train.registry import get
+
+    spec = get(args.name)
+    spec = replace(spec, train_size=args.train_size or spec.train_size,
+                   test_size=args.test_size or spec.test_size, epochs=args.epochs or spec.epochs)
+    start = time.perf_counter()
+    data = trainer.CropSet.render(spec, spec.train_size, args.seed)
+    source = spec.crop_source()
+    test_crops, test_labels = source(spec.test_size, args.seed + TEST_SEED_OFFSET)
+    render_seconds = time.perf_counter() - start
+    print(f"rendered {spec.train_size} + {spec.test_size} crops in {render_seconds:.0f} s")
+
+    real, enrol, adapted = [], [], None
+    if spec.real_dice_head:
+        real = real_dice.load()
+        if args.adapt:
+            group, _, fraction = args.adapt.partition(":")
+            adapted = {"group": group, "fraction": float(fraction or 0.3), "seed": "tableref"}
+            enrol, real = real_dice.split(real, **adapted)
+            labels = {h: [None] * len(enrol) for h in spec.heads}
+            labels[spec.real_dice_head] = [str(c.pips) for c in enrol]
+            extra = trainer.CropSet.build(spec, [c.image() for c in enrol], labels)
+            for _ in range(args.adapt_repeat):
+                data = data.concat(extra)
+    elif args.adapt:
+        raise ValueError(f"model {spec.name!r} has no real-dice head to adapt")
+
+    model, log = trainer.train(spec, data, seed=args.seed, threads=args.threads)
+    path = trainer.export(model, spec, args.models_dir / f"{spec.name}.onnx", adapted)
+
+    def measure(candidate: Path) -> tuple[Classifier, list, dict]:
+        clf = Classifier(candidate)
+        renders = evaluate.evaluate(clf, test_crops, test_labels)
+        reals = evaluate.real_dice_reports(clf, real, spec.real_dice_head) if real else {}
+        return clf, renders, reals
+
+    clf, renders, reals = measure(path)
+    quant_note = "not tried"
+    if args.int8:
+        int8 = trainer.quantise(spec, path, path.with_suffix(".int8.onnx"), data,
+                                real_dice_training=adapted)
+        _, q_renders, q_reals = measure(int8)
+        drop = max([a.accuracy - b.accuracy for a, b in zip(renders, q_renders, strict=True)]
+                   + [reals[g].accuracy - q_reals[g].accuracy for g in reals])
+        if drop <= 0.01:
+            int8.replace(path)
+            clf, renders, reals = measure(path)
+            quant_note = f"int8 kept (largest accuracy drop {drop:+.3f})"
+        else:
+            int8.unlink()
+            quant_note = f"int8 dropped: accuracy fell by up to {drop:.3f}; fp32 kept"
+    timing = evaluate.latency(clf, test_crops[:25])
+    total = time.perf_counter() - start
+
+    lines = [
+        f"# {spec.name}: training report", "",
+        f"- command: `python -m vision.train {' '.join(sys.argv[1:])}`",
+        f"- data: {spec.train_size} rendered crops (seed {args.seed}), held out "
+        f"{spec.test_size} (seed {args.seed + TEST_SEED_OFFSET})",
+        f"- real-dice adaptation: {len(enrol)} crops of {args.adapt} x{args.adapt_repeat}"
+        if enrol else "- real-dice adaptation: none (no real crop was trained on)",
+        f"- input {spec.input.size}x{spec.input.size}x{spec.input.channels}, width "
+        f"{spec.width}, {spec.epochs} epochs, {log.steps} steps",
+        f"- time: rendering {render_seconds:.0f} s, training {log.seconds:.0f} s, "
+        f"all {total:.0f} s",
+        f"- file: {path.name}, {path.stat().st_size / 1024:.0f} KiB; {quant_note}",
+        f"- latency, batch of 25, 1 thread: median {timing['median_ms']:.2f} ms, "
+        f"p95 {timing['p95_ms']:.2f} ms", "",
+        "## Held-out renders", "",
+        *[r.markdown(r.head) for r in renders],
+    ]
+    if reals:
+        lines += ["## Real dice (crops not trained on)", "",
+                  *[r.markdown(f"{group}") for group, r in reals.items()]]
+    report = "\n".join(lines) + "\n"
+    out = args.report or REPO / "out" / "train" / f"{spec.name}.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report)
+    print(report)
+    print(f"wrote {path} and {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
