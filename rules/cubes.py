@@ -50,8 +50,8 @@ class Cubes(Game):
     ) -> CubesState:
         """An empty board in the setup phase; players blue, red, black, orange from the
         south clockwise. With ``options["seed"]`` (an int) the full game: dependency
-        cards and the deck dealt by that seed. Without it, no cards are known and player
-        i depends on player i+1's colour."""
+        cards and the deck dealt by that seed. Without it, the referee's view: no cards
+        known, the dependency cards not yet seen (they are dealt after the setup)."""
         given = dict(options or {})
         seed = given.pop("seed", None)
         opts = resolve_options(self.rule_options, given)
@@ -61,8 +61,7 @@ class Cubes(Game):
             raise InvalidPosition("options.seed", f"{seed!r} is not an integer")
         colours = COLOURS[:n_players]
         if seed is None:
-            deps = [colours[(i + 1) % n_players] for i in range(n_players)]
-            cards, counts = None, None
+            deps, cards, counts = [None] * n_players, None, None
         else:
             rng = random.Random(f"cubes:{seed}:deal")
             deps = list(colours)

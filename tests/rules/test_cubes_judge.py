@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
@@ -248,3 +249,48 @@ def test_every_violation_has_a_message_and_a_kebab_id():
         assert verdict.kind == VIOLATION
         assert illegal.rule == illegal.rule.lower() and " " not in illegal.rule
         assert illegal.message.endswith(".")
+
+
+# --------------------------------------------------------------------------- referee
+
+
+def test_the_referee_follows_a_whole_game_from_the_camera():
+    """A seeded full game seen by the camera, with the activity updates seen late, an
+    illegal touch put right again, and the win at the end."""
+    from rules.observation import parse_observation
+    from rules.referee import Referee
+
+    state = GAME.initial_state({"seed": 16})
+    rng = random.Random(16)
+    frames = [state.position.to_json()]
+    actions = 0
+    touched = False
+    while state.result is None:
+        before = state
+        state = state.apply(rng.choice(list(state.legal_moves)))
+        actions += 1
+        if state.flipped:  # first the action alone, then with the update made
+            grid = list(state.position.grid)
+            for sq_ in state.flipped:
+                grid[sq_] = grid[sq_].swapcase()
+            frames.append(replace(state.position, grid=tuple(grid)).to_json())
+        elif not touched and before.phase == "play":  # someone lifts a white stone...
+            touched = True
+            grid = list(before.position.grid)
+            grid[grid.index("W")] = "."
+            frames.append(replace(before.position, grid=tuple(grid)).to_json())
+            frames.append(before.position.to_json())  # ...and puts it back
+        frames.append(state.position.to_json())
+    referee = Referee()
+    events = []
+    for seq, position in enumerate(frames):
+        obs = parse_observation({
+            "schema": "tableref/observation/1", "table": "t", "game": "cubes", "seq": seq,
+            "time": 1.0 + seq, "stable": True, "confidence": 1.0, "position": position})
+        events += referee.feed(obs)
+    kinds = [e["event"] for e in events]
+    assert kinds.count("move") == actions
+    assert kinds.count("violation") == 1 and kinds.count("corrected") == 1
+    violation = events[kinds.index("violation")]
+    assert violation["rule"] == "take-white"
+    assert events[-1]["event"] == "win" and events[-1]["winners"] == [1]
