@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("device.demo", "replay a bundled game through the referee and show what happens"),
     "referee": ("device.referee_cmd", "judge a stream of observations and print events"),
     "games": ("device.games_cmd", "list, show and export recorded games"),
+    "keys": ("device.keys_cmd", "make a CURVE key pair for encrypted, authenticated streaming"),
 }
 
 

@@ -234,3 +234,23 @@ def test_parse_frames_accepts_the_format():
                         b'{"seq":17}'])
     assert (msg.topic, msg.kind, msg.seq, msg.stream, msg.body, msg.resend) == (
         "t1", "observation", 3, "a", {"seq": 17}, True)
+
+
+def test_keys_command_writes_a_pair_and_never_overwrites(tmp_path, capsys):
+    import argparse
+
+    from device import keys_cmd
+
+    def main(argv):
+        parser = argparse.ArgumentParser()
+        keys_cmd.add_arguments(parser)
+        return keys_cmd.run(parser.parse_args(argv[1:]))
+
+    assert main(["keys", "table-1", "--dir", str(tmp_path)]) == 0
+    assert "table-1.key_secret" in capsys.readouterr().out
+    assert stat.S_IMODE((tmp_path / "table-1.key_secret").stat().st_mode) == 0o600
+    before = (tmp_path / "table-1.key_secret").read_bytes()
+    assert main(["keys", "table-1", "--dir", str(tmp_path)]) == 1
+    assert "exists; not overwritten" in capsys.readouterr().err
+    assert (tmp_path / "table-1.key_secret").read_bytes() == before
+    assert main(["keys", "../evil", "--dir", str(tmp_path)]) == 2
