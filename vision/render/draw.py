@@ -7,6 +7,7 @@ ground truth learns what is visible and what hides what.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import cv2
@@ -117,7 +118,25 @@ def coverage(h: int, w: int, pts2d: np.ndarray) -> np.ndarray:
     return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
 
 
-_SRC_CACHE: dict = {}
+_MIPS: dict = {}
+
+
+def _mip(tex: np.ndarray, level: int) -> np.ndarray:
+    """``tex`` halved ``level`` times (cached: textures are reused across faces)."""
+    key = (id(tex), level)
+    hit = _MIPS.get(key)
+    if hit is not None and hit[0] is tex:
+        return hit[1]
+    out = tex
+    for _ in range(level):
+        if min(out.shape[:2]) < 4:
+            break
+        out = cv2.resize(out, (out.shape[1] // 2, out.shape[0] // 2),
+                         interpolation=cv2.INTER_AREA)
+    if len(_MIPS) > 256:
+        _MIPS.clear()
+    _MIPS[key] = (tex, out)
+    return out
 
 
 def _tex_corners(w: int, h: int) -> np.ndarray:
@@ -186,9 +205,8 @@ class Painter:
         edge = max(np.linalg.norm(Q[1] - Q[0]), np.linalg.norm(Q[3] - Q[0]), 1.0)
         shrink = edge * 1.3 / max(tw, th)
         if shrink < 0.7:  # mip-map: reduce first, so thin print does not alias
-            nw, nh = max(2, int(tw * shrink)), max(2, int(th * shrink))
-            tex = cv2.resize(tex, (nw, nh), interpolation=cv2.INTER_AREA)
-            th, tw = nh, nw
+            tex = _mip(tex, int(min(4, math.floor(math.log2(0.7 / shrink) + 1))))
+            th, tw = tex.shape[:2]
         H = self._homography(face, tw, th, off)
         return cv2.warpPerspective(tex, H, (w, h), flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REPLICATE)

@@ -21,6 +21,12 @@ DIRECTIONS = {
     "south": (0, -1, 0), "east": (1, 0, 0), "west": (-1, 0, 0),
 }
 DIRECTION_NAMES = tuple(DIRECTIONS)
+_BY_VECTOR = {v: d for d, v in DIRECTIONS.items()}
+
+
+def direction_of(vec) -> str:
+    """The board direction an axis-aligned unit vector points to."""
+    return _BY_VECTOR[tuple(int(round(float(x))) for x in vec)]
 
 
 @dataclass
@@ -96,7 +102,8 @@ def box_faces(center, half, R, specs: dict) -> list[Face]:
         spec = dict(spec)
         n = np.asarray(n_body, np.float64)
         u = np.asarray(spec.pop("up", body_face_up(n)), np.float64)
-        r = np.cross(u, n)
+        r = np.array([u[1] * n[2] - u[2] * n[1], u[2] * n[0] - u[0] * n[2],
+                      u[0] * n[1] - u[1] * n[0]])
         hn = abs(n @ half)
         hu = abs(u @ half)
         hr = abs(r @ half)

@@ -18,6 +18,7 @@ from vision.render.geometry import (
     ROTATIONS,
     Solid,
     box_faces,
+    direction_of,
     prism_faces,
     sphere_faces,
 )
@@ -65,6 +66,11 @@ def _print(base: np.ndarray, mask: np.ndarray, ink, rng, opacity=0.92) -> np.nda
 
 # --------------------------------------------------------------------------- cubes
 
+# each rotation with the body normal it turns to each board direction
+_VIEWS = [(R, {d: tuple(int(round(x)) for x in R.T @ np.array(v, np.float64))
+               for d, v in DIRECTIONS.items()}) for R in ROTATIONS]
+_VIEWS_BY_ID = {id(R): seen for R, seen in _VIEWS}
+
 def cube_orientation(faces: dict, rng: np.random.Generator, cube_set: str = DEFAULT_SET):
     """A rotation (body -> board frame) of a ``cube_set`` cube that shows ``faces``.
 
@@ -73,26 +79,15 @@ def cube_orientation(faces: dict, rng: np.random.Generator, cube_set: str = DEFA
     from ``rng``. Returns (R, painted) where ``painted`` is None, or, when no real cube
     shows these faces, the faces themselves: then each direction is painted as given.
     """
-    home = dict(zip(FACES, CUBE_SETS[cube_set].home, strict=True))
-    body_label = {tuple(DIRECTIONS[d]): home[d] for d in FACES}
+    body_label = cube_labels(cube_set)
     ok = []
-    for R in ROTATIONS:
-        good = True
-        for d in FACES:
-            want = faces.get(d)
-            if want is None:
-                continue
-            body_n = tuple(int(round(v)) for v in R.T @ np.array(DIRECTIONS[d], np.float64))
-            if body_label[body_n] != want:
-                good = False
-                break
-        if good:
+    for R, seen in _VIEWS:
+        if all(want is None or body_label[seen[d]] == want for d, want in faces.items()):
             ok.append(R)
     if not ok:
         return np.eye(3), dict(faces)
     if all(v is None for v in faces.values()):  # nothing known: a symbol up, as placed
-        ok = [R for R in ok if body_label[tuple(int(round(v)) for v in R.T @ (0, 0, 1.0))]
-              != "blank"]
+        ok = [R for R in ok if body_label[_VIEWS_BY_ID[id(R)]["up"]] != "blank"]
     return ok[int(rng.integers(len(ok)))], None
 
 
@@ -114,28 +109,38 @@ def cube_textures(rng: np.random.Generator, player: int, ink=None) -> dict:
     return out
 
 
+def print_faces(textures: dict, labels_by_body: dict, ink, rng) -> dict:
+    """Print the symbols on a cube's faces: body normal -> textured face."""
+    out = {}
+    pad = int(FACE_PX * 0.1)
+    for n, tex in textures.items():
+        label = labels_by_body.get(n)
+        if label in symbols.CUBE_SYMBOLS:
+            m = np.zeros((FACE_PX, FACE_PX), np.float32)
+            m[pad:-pad, pad:-pad] = symbols.symbol_mask(label, FACE_PX - 2 * pad)
+            tex = _print(tex, m, ink, rng)
+        out[n] = tex
+    return out
+
+
 def cube_solid(center, yaw_R: np.ndarray, R_body: np.ndarray, labels_by_body: dict,
-               textures: dict, ink, rng, painted: dict | None = None,
-               gloss: float = 0.08) -> Solid:
-    """A cube centred at ``center``; ``yaw_R`` turns the board frame into the world."""
+               printed: dict, painted: bool = False, gloss: float = 0.08) -> Solid:
+    """A cube centred at ``center``; ``yaw_R`` turns the board frame into the world.
+
+    ``printed``: body normal -> face texture with its symbol; ``labels_by_body`` says
+    which. ``painted``: the labels belong to the board's directions (no real cube shows
+    these faces), so each is printed upright in the board frame.
+    """
     specs = {}
     R = yaw_R @ R_body
     for n in _BODY_NORMALS:
         board_dir = R_body @ np.array(n, np.float64)
-        direction = next(d for d, v in DIRECTIONS.items()
-                         if np.allclose(board_dir, v, atol=1e-6))
-        label = painted[direction] if painted is not None else labels_by_body[n]
-        tex = textures[n]
-        if label in symbols.CUBE_SYMBOLS:
-            mask = symbols.symbol_mask(label, FACE_PX)
-            pad = int(FACE_PX * 0.1)
-            m = np.zeros_like(mask)
-            m[pad:-pad, pad:-pad] = cv2.resize(mask, (FACE_PX - 2 * pad,) * 2)
-            tex = _print(tex, m, ink, rng)
-        spec = {"texture": tex, "gloss": gloss, "shininess": 25.0,
+        direction = direction_of(board_dir)
+        label = labels_by_body[n]
+        spec = {"texture": printed[n], "gloss": gloss, "shininess": 25.0,
                 "label": label if label is not None else "unknown",
                 "direction": direction}
-        if painted is not None:  # upright in the board frame: north on top, else up
+        if painted:  # upright in the board frame: north on top, else up
             up_board = np.array([0, 1, 0.0]) if direction in ("up", "down") \
                 else np.array([0, 0, 1.0])
             spec["up"] = R_body.T @ up_board
@@ -164,7 +169,7 @@ def die_orientation(colour: str, top: int, rng) -> np.ndarray:
     """One of the four rotations (body -> board) that put ``top`` up, drawn from rng."""
     numbers = die_body_numbers(colour)
     body_n = next(n for n, v in numbers.items() if v == top)
-    ok = [R for R in ROTATIONS if np.allclose(R @ np.array(body_n, np.float64), (0, 0, 1))]
+    ok = [R for R in ROTATIONS if direction_of(R @ np.array(body_n, np.float64)) == "up"]
     return ok[int(rng.integers(len(ok)))]
 
 
@@ -192,8 +197,7 @@ def die_solid(center, R: np.ndarray, R_body: np.ndarray, textures: dict) -> Soli
     specs = {}
     for n, (tex, number) in textures.items():
         board_dir = R_body @ np.array(n, np.float64)
-        direction = next(d for d, v in DIRECTIONS.items()
-                         if np.allclose(board_dir, v, atol=1e-6))
+        direction = direction_of(board_dir)
         specs[n] = {"texture": tex, "gloss": 0.35, "shininess": 60.0,
                     "label": str(number), "direction": direction}
     faces = box_faces(center, np.full(3, DIE_MM / 2), R @ R_body, specs)

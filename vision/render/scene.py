@@ -19,7 +19,7 @@ import numpy as np
 
 from rules.core import InvalidPosition
 from vision.render import materials, pieces
-from vision.render.geometry import Solid, box_faces, rot_z
+from vision.render.geometry import Solid, box_faces, direction_of, rot_z
 from vision.render.rng import make_rng
 
 GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "neunfeld", "tyr", "cubes")
@@ -234,7 +234,8 @@ def board_solid(board: Board, texture: np.ndarray) -> Solid:
     spec = board.spec
     half = np.array([spec.width / 2, spec.depth / 2, spec.thickness / 2])
     c = board.world(0, 0, spec.thickness / 2)
-    side = texture.mean((0, 1)) * (0.85 if spec.material == "ceramic" else 0.6)
+    side = np.array(cv2.mean(texture)[:3], np.float32) * (
+        0.85 if spec.material == "ceramic" else 0.6)
     gloss = {"ceramic": 0.9, "leather": 0.12, "card": 0.05}[spec.material]
     shin = {"ceramic": 180.0, "leather": 18.0, "card": 10.0}[spec.material]
     grid = int(np.clip(max(spec.width, spec.depth) / 5, 8, 48))
@@ -330,32 +331,51 @@ def environment(seed: int, game: str, table_kind: str | None):
     return kind, tex, floor, btex
 
 
+class Looks:
+    """Where the pieces' textures come from: made from the seed here; the crop renderer
+    subclasses it to draw them from pools instead."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+        self.ink = pieces.ink_colour(make_rng(seed, "look"))
+
+    def cube(self, player: int, key: tuple, labels_by_body: dict) -> dict:
+        tex = pieces.cube_textures(make_rng(self.seed, "cube-wood", *key, player), player)
+        return pieces.print_faces(tex, labels_by_body, self.ink,
+                                  make_rng(self.seed, "cube-ink", *key))
+
+    def die(self, colour: str) -> dict:
+        return pieces.die_textures(colour, make_rng(self.seed, "die-look", colour))
+
+
 def _clip(x, lo, hi):
     return float(min(max(x, lo), hi))
 
 
 def build_scene(game: str, position: dict, seed: int, *, table: str | None = None,
                 board_pose: tuple[float, float, float] | None = None,
-                cube_set: str = "corner") -> Scene:
+                cube_set: str = "corner", env: tuple | None = None,
+                looks: Looks | None = None) -> Scene:
     """The scene for ``position`` (the observation's position object) of ``game``.
 
     ``board_pose`` = (x, y, yaw degrees) overrides the random placement of the board.
+    ``env`` = (table kind, table texture, floor texture, board texture) and ``looks``
+    replace the textures made from the seed (the crop renderer draws them from pools).
     """
     spec = board_spec(game)
-    kind, ttex, floor, btex = environment(seed, game, table)
+    kind, ttex, floor, btex = env or environment(seed, game, table)
     if board_pose is None:
         r = make_rng(seed, "board-pose")
         board_pose = (float(r.normal(0, 15)), float(r.normal(0, 15)), float(r.normal(0, 6)))
     board = Board(spec, np.array(board_pose[:2], np.float64), float(board_pose[2]))
     solids = [board_solid(board, btex)]
-    look = make_rng(seed, "look")
-    ink = pieces.ink_colour(look)
+    looks = looks or Looks(seed)
     if game in ESOLOE_FAMILY:
-        solids += _esoloe_pieces(board, position, seed, ink, cube_set)
+        solids += _esoloe_pieces(board, position, seed, looks, cube_set)
     elif game == "neunfeld":
-        solids += _neunfeld_pieces(board, position, seed)
+        solids += _neunfeld_pieces(board, position, seed, looks)
     elif game == "tyr":
-        solids += _tyr_pieces(board, position, seed)
+        solids += _tyr_pieces(board, position, seed, looks)
     else:
         solids += _cubes_pieces(board, position, seed)
     lamps, ambient = random_lamps(make_rng(seed, "lamps"), board.center)
@@ -370,7 +390,8 @@ def _key(*parts) -> str:
     return json.dumps(parts, sort_keys=True, separators=(",", ":"))
 
 
-def _esoloe_pieces(board: Board, position: dict, seed: int, ink, cube_set) -> list[Solid]:
+def _esoloe_pieces(board: Board, position: dict, seed: int, looks: Looks,
+                   cube_set: str) -> list[Solid]:
     cells = position.get("cells") if isinstance(position, dict) else None
     n = len(board.spec.cells)
     if not isinstance(cells, list) or len(cells) != n:
@@ -400,14 +421,16 @@ def _esoloe_pieces(board: Board, position: dict, seed: int, ink, cube_set) -> li
             player = cube["player"]
             orient_rng = make_rng(seed, "cube-orient", i, level, _key(faces))
             R_body, painted = pieces.cube_orientation(faces, orient_rng, cube_set)
-            textures = pieces.cube_textures(make_rng(seed, "cube-wood", i, level, player),
-                                            player)
-            labels = pieces.cube_labels(cube_set)
+            if painted is None:
+                labels = pieces.cube_labels(cube_set)
+            else:  # body normal -> the label asked for the direction it faces
+                labels = {n: painted[direction_of(R_body @ np.array(n, np.float64))]
+                          for n in pieces.cube_labels()}
+            printed = looks.cube(player, (i, level), labels)
             z = board.z_top + (level + 0.5) * pieces.CUBE_MM
             center = board.world(cell.u + du, cell.v + dv, z)
             yaw_R = board.R @ rot_z(yaw)
-            s = pieces.cube_solid(center, yaw_R, R_body, labels, textures, ink,
-                                  make_rng(seed, "cube-ink", i, level), painted)
+            s = pieces.cube_solid(center, yaw_R, R_body, labels, printed, painted is not None)
             s.rest_z = board.z_top
             s.height = (level + 1) * pieces.CUBE_MM
             if level == 0:
@@ -428,12 +451,12 @@ def _square(center, R, half) -> np.ndarray:
                      for a, b in ((-1, 1), (1, 1), (1, -1), (-1, -1))])
 
 
-def _die(board: Board, colour: str, top, u, v, yaw, seed, where) -> Solid:
+def _die(board: Board, colour: str, top, u, v, yaw, seed, where, looks: Looks) -> Solid:
     if top not in pieces.die_body_numbers(colour).values():
         raise InvalidPosition(f"dice.{colour}.top",
                               f"{top!r} is not a face of the {colour} die")
     R_body = pieces.die_orientation(colour, top, make_rng(seed, "die-orient", colour, where))
-    tex = pieces.die_textures(colour, make_rng(seed, "die-look", colour))
+    tex = looks.die(colour)
     z_rest = board.z_top if where[0] == "cell" else 0.0
     yaw_R = rot_z(board.yaw + yaw)
     center = board.world(u, v, 0.0)
@@ -457,7 +480,7 @@ def _dice_position(position, key="dice") -> dict:
     return dice
 
 
-def _neunfeld_pieces(board: Board, position: dict, seed: int) -> list[Solid]:
+def _neunfeld_pieces(board: Board, position: dict, seed: int, looks: Looks) -> list[Solid]:
     pawns = position.get("pawns") if isinstance(position, dict) else None
     if not isinstance(pawns, list) or len(pawns) != 2 or not all(
             isinstance(p, int) and 0 <= p <= 10 for p in pawns):
@@ -498,13 +521,14 @@ def _neunfeld_pieces(board: Board, position: dict, seed: int) -> list[Solid]:
             u = (order - 0.5) * 36 + jit.normal(0, 4)
             v = side * (spec.depth / 2 + 32 + jit.normal(0, 4))
             yaw = jit.normal(0, 10)
-        s = _die(board, colour, d.get("top"), u, v, yaw, seed, ("holder", holder, d.get("top")))
+        s = _die(board, colour, d.get("top"), u, v, yaw, seed,
+                 ("holder", holder, d.get("top")), looks)
         s.info["holder"] = holder
         out.append(s)
     return out
 
 
-def _tyr_pieces(board: Board, position: dict, seed: int) -> list[Solid]:
+def _tyr_pieces(board: Board, position: dict, seed: int, looks: Looks) -> list[Solid]:
     dice = _dice_position(position)
     out = []
     for k, (colour, d) in enumerate(dice.items()):
@@ -524,7 +548,7 @@ def _tyr_pieces(board: Board, position: dict, seed: int) -> list[Solid]:
             v = c.v + _clip(jit.normal(0, 0.7), -slack, slack)
             yaw = _clip(jit.normal(0, 3), -5, 5)
         s = _die(board, colour, d.get("top"), u, v, yaw, seed,
-                 ("cell" if cell else "off", _key(cell), d.get("top")))
+                 ("cell" if cell else "off", _key(cell), d.get("top")), looks)
         s.info["cell"] = cell
         s.info["cell_name"] = f"{cell[0]},{cell[1]}" if cell else None
         out.append(s)
