@@ -131,12 +131,14 @@ def perft(state: State, depth: int) -> int:
     """The number of legal move sequences of length ``depth`` from ``state``.
 
     Sequences stop early at a finished game (no moves from a terminal state), as in
-    chess perft. Repetition draws are history and not counted here.
+    chess perft. Repetition draws are history and not counted here. A state may offer
+    ``count_moves()`` (the number of its legal moves, without making them) for speed.
     """
     if depth == 0:
         return 1
     if state.outcome() is not None:
         return 0
     if depth == 1:
-        return len(state.legal_moves)
+        count = getattr(state, "count_moves", None)  # a fast count, where a game has one
+        return count() if count is not None else len(state.legal_moves)
     return sum(perft(state._apply(m), depth - 1) for m in state.legal_moves)
