@@ -508,6 +508,19 @@ def test_two_others_both_win():
     assert lone._winners(2) == Outcome((0, 1), "all-stones-active")
 
 
+def test_a_move_of_another_game_is_no_cubes_move():
+    from dataclasses import dataclass
+
+    from rules.core import Move
+
+    @dataclass(frozen=True)
+    class Other(Move):
+        def notation(self) -> str:
+            return "other"
+
+    assert make(PAIR).why_illegal(Other()).rule == "not-a-move"
+
+
 def test_illegal_is_data():
     illegal = make(SHIFTS).why_illegal(GAME.parse_move("e9-e6"))
     assert isinstance(illegal, Illegal) and illegal.player == 0
