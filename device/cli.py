@@ -18,6 +18,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "referee": ("device.referee_cmd", "judge a stream of observations and print events"),
     "games": ("device.games_cmd", "list, show and export recorded games"),
     "keys": ("device.keys_cmd", "make a CURVE key pair for encrypted, authenticated streaming"),
+    "render": ("device.render_cmd", "render a synthetic photo of a game with its ground truth"),
+    "dataset": ("device.dataset_cmd", "write labelled synthetic training crops or frames"),
 }
 
 

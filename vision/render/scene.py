@@ -74,22 +74,18 @@ def board_spec(game: str) -> BoardSpec:
     raise InvalidPosition("game", f"unknown game {game!r} (known: {', '.join(GAMES)})")
 
 
-def three_and_c_marks() -> tuple[set[int], set[int]]:
-    """(points, blue fields) of the 3andC board as cell indices, from the rules' board
-    file when it is there (``rules/data/3andc-board.json``), else none."""
+def three_and_c_marks() -> tuple[dict[int, int], set[int]]:
+    """({cell index: number of points}, {blue cell indices}) of the 3andC board, from the
+    rules' board file (``rules/data/3andc-board.json``: ``points`` a 3x3 grid of counts,
+    north row first; ``blue`` field names like ``a3``, file a..c west to east, rank 1 the
+    south row). No file: a plain board."""
     if not THREE_AND_C_FILE.is_file():
-        return set(), set()
+        return {}, set()
     data = json.loads(THREE_AND_C_FILE.read_text())
-
-    def cells_under(keys) -> set[int]:
-        for k, v in data.items():
-            if any(word in k.lower() for word in keys):
-                if isinstance(v, dict):  # {"0": 1, ...} or {"cells": [...]}
-                    v = v.get("cells", [int(i) for i, x in v.items() if x])
-                return {int(i) for i in v if isinstance(i, int | str) and str(i).isdigit()}
-        return set()
-
-    return cells_under(("point", "dot")), cells_under(("blue",))
+    points = {3 * r + c: int(n) for r, row in enumerate(data.get("points", []))
+              for c, n in enumerate(row) if n}
+    blue = {3 * (3 - int(name[1])) + "abc".index(name[0]) for name in data.get("blue", [])}
+    return points, blue
 
 
 @dataclass
@@ -143,16 +139,17 @@ def board_texture(spec: BoardSpec, rng: np.random.Generator, ppm: float) -> np.n
         m = 3.5
         _draw_rect(img, spec, ppm, -spec.width / 2 + m, spec.depth / 2 - m,
                    spec.width / 2 - m, -spec.depth / 2 + m, ink, 0.7)
-        points, blue = three_and_c_marks() if spec.game == "esoloe-3andc" else (set(), set())
+        points, blue = three_and_c_marks() if spec.game == "esoloe-3andc" else ({}, set())
         for i, c in enumerate(spec.cells):
             if i in blue:
                 _draw_rect(img, spec, ppm, c.u - c.half, c.v + c.half, c.u + c.half,
                            c.v - c.half, np.array([0.75, 0.45, 0.15], np.float32), 0, True)
             _draw_rect(img, spec, ppm, c.u - c.half, c.v + c.half, c.u + c.half,
                        c.v - c.half, ink, 0.9)
-            if i in points:
-                x, y = _px(c.u, c.v, spec, ppm)
-                cv2.circle(img, (int(x * 16), int(y * 16)), int(2.2 * ppm * 16),
+            for k in range(points.get(i, 0)):  # black dots, on the diagonal
+                off = 0.0 if points[i] == 1 else (k - (points[i] - 1) / 2) * 7.0
+                x, y = _px(c.u + off, c.v - off, spec, ppm)
+                cv2.circle(img, (int(x * 16), int(y * 16)), int(2.0 * ppm * 16),
                            (0.08, 0.08, 0.08), -1, cv2.LINE_AA, shift=4)
         if spec.game == "esoloe":  # the maker's mark in the south margin
             x, y = _px(-14, -spec.depth / 2 + 7.5, spec, ppm)
