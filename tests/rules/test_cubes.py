@@ -472,9 +472,24 @@ def test_third_point_lost_when_the_sum_drops():
 
 
 def test_third_point_reached_in_another_players_turn():
-    state = make(PAIR, to_move=1)
-    assert state.allowance(state.grid, 0, False) == 2
-    assert make(WIN).allowance(make(WIN).grid, 0, False) == 3
+    # blue: b3 inactive (two white stones), B4, B5: 9; red's R2 on c10 completes b3
+    picture = """
+    W W . . . . . . . .
+    . b3 . . . . . . . .
+    . . . . . . . . . .
+    . . . . . . . . . .
+    . . . . W W W . . .
+    . . . . W B4 . . . .
+    . . . . . . . . . .
+    W W W . . . . . . .
+    W B5 W . . . . . . .
+    """
+    state = make(picture, to_move=1, spent=1)
+    after = play(state, "R2@c10")
+    assert after.grid[sq("b9")] == "B3"
+    assert after.turn == 0 and after.third
+    assert play(after, "?B", "?B").turn == 0  # blue has three points this turn
+    assert play(after, "?B", "?B", "?B").turn == 1
 
 
 # --------------------------------------------------------------------------- winning
