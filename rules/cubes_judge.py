@@ -43,12 +43,11 @@ def judge(state: CubesState, observed: CubesPosition) -> Judgement:
     moves: list[Move] = []
     deps = tuple(o.dependency or s.dependency
                  for o, s in zip(observed.players, seen.players, strict=True))
-    revealed = tuple(LETTER[d] if d and s.dependency is None else
-                     (LETTER[s.dependency] if s.dependency else None)
-                     for d, s in zip(deps, seen.players, strict=True))
     if any(s.dependency is None and d is not None
            for d, s in zip(deps, seen.players, strict=True)):
-        deal = Deal(revealed)
+        # the cards known before stay; those seen for the first time are dealt
+        known = (s.dependency or d for d, s in zip(deps, seen.players, strict=True))
+        deal = Deal(tuple(LETTER[k] if k else None for k in known))
         illegal = state.why_illegal(deal)
         if illegal is not None:
             return Judgement(Judgement.VIOLATION, illegal=illegal)
