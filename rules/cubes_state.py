@@ -372,6 +372,10 @@ class CubesState(State):
                 return Illegal("cards-unknown", (
                     "The cards are not known here; an exchange is told by the operator key "
                     "card_actions (move ?B)."), self.to_move)
+            if not move.cards:
+                return Illegal("exchange-empty", (
+                    "An exchange lays down at least one card; exchanging none is no "
+                    "action."), self.to_move)
             if not self.cards.holds(self.to_move, move.cards):
                 return Illegal("card-not-in-hand", (
                     f"{self._colour(self.to_move)} does not hold the cards "

@@ -422,6 +422,7 @@ def test_cards_must_be_held():
     assert state.why_illegal(DependencyChange("D>")).rule == "card-not-in-hand"
     assert state.why_illegal(Exchange(("F1", "F1"))) is None
     assert state.why_illegal(Exchange(("F1", "F1", "F1"))).rule == "card-not-in-hand"
+    assert state.why_illegal(Exchange(())).rule == "exchange-empty"
     assert state.why_illegal(Hidden("B")).rule == "hidden-action"
     assert make(SHIFTS).why_illegal(Exchange(("F1",))).rule == "cards-unknown"
     after = state.apply(GAME.parse_move("e9-e10"))
