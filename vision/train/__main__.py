@@ -7,6 +7,7 @@ pip model, size, latency on one thread) to out/train/NAME.md. See docs/training.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import replace
@@ -35,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="try int8 static quantisation; kept only if it keeps accuracy")
     parser.add_argument("--models-dir", type=Path, default=REPO / "models")
     parser.add_argument("--report", type=Path, help="default out/train/NAME.md")
+    parser.add_argument("--cache", type=Path, default=REPO / "out" / "cache",
+                        help="rendered crops are kept here for the next run "
+                             "(default out/cache; --no-cache to render afresh)")
+    parser.add_argument("--no-cache", dest="cache", action="store_const", const=None)
     args = parser.parse_args(argv)
     try:
         return _run(args)
@@ -53,9 +58,10 @@ def _run(args) -> int:
     spec = replace(spec, train_size=args.train_size or spec.train_size,
                    test_size=args.test_size or spec.test_size, epochs=args.epochs or spec.epochs)
     start = time.perf_counter()
-    data = trainer.CropSet.render(spec, spec.train_size, args.seed)
-    source = spec.crop_source()
-    test_crops, test_labels = source(spec.test_size, args.seed + TEST_SEED_OFFSET)
+    crops, labels = _rendered(spec, spec.train_size, args.seed, args.cache)
+    data = trainer.CropSet.build(spec, crops, labels)
+    test_crops, test_labels = _rendered(spec, spec.test_size, args.seed + TEST_SEED_OFFSET,
+                                        args.cache)
     render_seconds = time.perf_counter() - start
     print(f"rendered {spec.train_size} + {spec.test_size} crops in {render_seconds:.0f} s")
 
@@ -128,6 +134,21 @@ def _run(args) -> int:
     print(report)
     print(f"wrote {path} and {out}")
     return 0
+
+
+def _rendered(spec, n: int, seed: int, cache: Path | None):
+    """The crop source's (crops, labels), read from or written to ``cache`` when given."""
+    import numpy as np
+
+    path = cache / f"{spec.name}-{seed}-{n}.npz" if cache else None
+    if path is not None and path.is_file():
+        with np.load(path) as saved:
+            return list(saved["crops"]), json.loads(str(saved["labels"]))
+    crops, labels = spec.crop_source()(n, seed)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, crops=np.stack(crops), labels=json.dumps(labels))
+    return crops, labels
 
 
 if __name__ == "__main__":

@@ -20,6 +20,12 @@ CropSource = Callable[[int, int], tuple[list[np.ndarray], dict[str, list[str | N
 
 PIPS = tuple(str(n) for n in range(1, 10))
 DIE_COLOURS = ("blue", "red", "black")
+CUBE_SYMBOLS = ("sakura", "fuji", "geisha", "blank")
+CUBE_PLAYERS = ("natural", "green")  # player 0 plays the natural wood cubes, player 1 green
+QUARTER_TURNS = ("0", "1", "2", "3")
+STONE_KINDS = ("white", "blue", "red", "black", "orange")
+STONE_DIGITS = ("2", "3", "4", "5", "6")
+STONE_SIDES = ("active", "inactive")
 
 
 @dataclass(frozen=True)
@@ -33,7 +39,7 @@ class ModelSpec:
     train_size: int = 16000  # rendered crops per training run
     test_size: int = 2000  # held-out rendered crops (another seed)
     epochs: int = 12
-    rotation_invariant: bool = True  # may augmentation turn crops by any angle?
+    max_turn_deg: float = 180.0  # augmentation turns crops by up to this angle
     grey_heads: tuple[str, ...] = ()  # heads whose labels survive a grey crop
     real_dice_head: str | None = None  # head measured (and adaptable) on the real dice
 
@@ -64,6 +70,24 @@ MODELS: dict[str, ModelSpec] = {
             description="Miwin die, top face: pips 1..9 and the die's colour",
             grey_heads=("pips",),
             real_dice_head="pips",
+        ),
+        ModelSpec(
+            name="symbol",
+            heads={"symbol": CUBE_SYMBOLS, "rotation": QUARTER_TURNS, "cube": CUBE_PLAYERS},
+            input=_rgb_spec(32),
+            source="vision.train.sources:cube_faces",
+            description="one e-SOLO-e cube face, rectified: its symbol, the symbol's quarter "
+                        "turns clockwise, and the cube's colour (player)",
+            max_turn_deg=8.0,
+            grey_heads=("symbol", "rotation"),
+        ),
+        ModelSpec(
+            name="stone",
+            heads={"kind": STONE_KINDS, "digit": STONE_DIGITS, "side": STONE_SIDES},
+            input=_rgb_spec(32),
+            source="vision.train.sources:stones",
+            description="a Cubes stone: white or a colour, its digit and side",
+            grey_heads=("digit",),
         ),
     ]
 }

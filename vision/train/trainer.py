@@ -3,12 +3,13 @@
 Data: ``spec.train_size`` crops from the model's crop source (seed ``seed``), a held-out
 set of ``spec.test_size`` from another seed, optionally extra labelled crops (real dice for
 adaptation). Crops are resized once with the runtime's own ``vision.classifier.resize``;
-augmentation runs on batches in torch: any-angle turns, shifts and scale, low resolution,
-brightness, contrast, white balance, grey (which hides the labels of heads not in
-``spec.grey_heads``) and noise. The network is five 3x3 conv layers with batch
-norm, global average pooling and one linear layer per head. Export: ONNX opset 17
-with the labels and input spec in the file's metadata (see vision/classifier.py);
-optionally int8 static quantisation with onnxruntime, kept only where it keeps accuracy.
+augmentation runs on batches in torch: turns (up to ``spec.max_turn_deg``), shifts and
+scale, low resolution, brightness, contrast, white balance, grey or grey negative (which
+hides the labels of heads not in ``spec.grey_heads``) and noise. The network is five 3x3
+conv layers with batch norm, global average pooling and one linear layer per head.
+Export: ONNX opset 17 with the labels and input spec in the file's metadata (see
+vision/classifier.py); optionally int8 static quantisation with onnxruntime, kept only
+where it keeps accuracy.
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ def augment(x: torch.Tensor, labels: list[torch.Tensor], spec: ModelSpec,
     def uniform(lo: float, hi: float, *shape: int) -> torch.Tensor:
         return lo + (hi - lo) * torch.rand(*(shape or (n,)), generator=gen)
 
-    # geometry: turn (any angle, or none), scale, shift; edges repeat the border
-    angle = uniform(-math.pi, math.pi) if spec.rotation_invariant else torch.zeros(n)
+    # geometry: turn, scale, shift; edges repeat the border
+    turn = math.radians(spec.max_turn_deg)
+    angle = uniform(-turn, turn)
     scale = uniform(0.85, 1.2)
     cos, sin = torch.cos(angle) * scale, torch.sin(angle) * scale
     shift = uniform(-0.08, 0.08, n, 2)
@@ -114,7 +116,7 @@ def augment(x: torch.Tensor, labels: list[torch.Tensor], spec: ModelSpec,
     # low resolution: a quarter of the batch at each of four sizes, half of them kept sharp
     for part in torch.arange(n).chunk(4):
         if torch.rand(1, generator=gen).item() < 0.5:
-            small = max(8, int(size * uniform(0.3, 0.9, 1).item()))
+            small = max(8, int(size * uniform(0.5, 0.95, 1).item()))
             down = F.interpolate(x[part], size=small, mode="bilinear", antialias=True)
             x[part] = F.interpolate(down, size=size, mode="bilinear")
     # light: contrast around the crop's mean, brightness, per-channel gain
@@ -125,6 +127,10 @@ def augment(x: torch.Tensor, labels: list[torch.Tensor], spec: ModelSpec,
         x = x * uniform(0.85, 1.15, n, 3).view(n, 3, 1, 1)
         grey = torch.rand(n, generator=gen) < 0.3
         x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+        # half the grey crops become negatives: light marks on dark pieces turn into dark
+        # marks on light ones (real dice come both ways)
+        negative = grey & (torch.rand(n, generator=gen) < 0.5)
+        x[negative] = 1 - x[negative]
         labels = [y if head in spec.grey_heads else torch.where(grey, IGNORE, y)
                   for head, y in zip(spec.heads, labels, strict=True)]
     x = x + torch.randn(x.shape, generator=gen) * uniform(0, 0.05).view(n, 1, 1, 1)
