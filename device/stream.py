@@ -136,6 +136,12 @@ class CurveClient:
     server_public_file: Path
 
 
+def _check_address(address: str) -> None:
+    """ZeroMQ cuts an ipc:// path longer than a Unix socket allows; refuse it instead."""
+    if address.startswith("ipc://") and len(address[6:].encode()) > 107:
+        raise StreamError(f"the ipc path {address[6:]!r} is longer than 107 bytes")
+
+
 def _start_authenticator(ctx: zmq.Context, allowed_dir: Path):
     from zmq.auth.thread import ThreadAuthenticator
 
@@ -242,6 +248,7 @@ class Publisher:
                 self.sock.curve_secretkey = secret
             self.monitor = _Monitor(self.sock, "subscriber")
             for addr in [address] if isinstance(address, str) else address:
+                _check_address(addr)
                 (self.sock.bind if bind else self.sock.connect)(addr)
         except (zmq.ZMQError, StreamError) as err:
             self.close()
@@ -341,6 +348,7 @@ class Subscriber:
                 self.sock.setsockopt(zmq.SUBSCRIBE, topic.encode("utf-8"))
             self.addresses = [addresses] if isinstance(addresses, str) else list(addresses)
             for addr in self.addresses:
+                _check_address(addr)
                 (self.sock.bind if bind else self.sock.connect)(addr)
         except (zmq.ZMQError, StreamError) as err:
             self.close()

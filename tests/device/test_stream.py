@@ -254,3 +254,10 @@ def test_keys_command_writes_a_pair_and_never_overwrites(tmp_path, capsys):
     assert "exists; not overwritten" in capsys.readouterr().err
     assert (tmp_path / "table-1.key_secret").read_bytes() == before
     assert main(["keys", "../evil", "--dir", str(tmp_path)]) == 2
+
+
+def test_an_ipc_path_too_long_for_a_socket_is_refused(ctx):
+    from device.stream import StreamError
+
+    with pytest.raises(StreamError, match="longer than 107 bytes"):
+        Publisher("ipc:///tmp/" + "x" * 120, ctx=ctx)
