@@ -125,11 +125,12 @@ def make_camera(target, tilt: float, azimuth: float, distance: float, *, roll: f
 
 def random_camera(rng: np.random.Generator, target, extent_mm: float, mode: str = "any",
                   size: tuple[int, int] = FRAME_SIZE, azimuth_spread: float = 25.0,
-                  distortion: bool = True) -> Camera:
+                  distortion: bool = True, max_distance: float = 1000.0) -> Camera:
     """A camera as mounted at a real table, framing an object ``extent_mm`` across.
 
     ``mode``: ``overhead`` (0..6 degrees from vertical), ``oblique`` (30..60) or ``any``.
-    Distance is 0.3 to 1 m, never so close that the object leaves the frame. The lens is
+    Distance is 0.3 m to ``max_distance`` (1 m), never so close that the object leaves
+    the frame. The lens is
     a Raspberry Pi camera's (53..66 degrees wide) with mild barrel or pincushion.
     """
     if mode == "any":
@@ -140,7 +141,7 @@ def random_camera(rng: np.random.Generator, target, extent_mm: float, mode: str 
     vfov = 2 * math.degrees(math.atan(math.tan(math.radians(hfov) / 2) * size[1] / size[0]))
     need = extent_mm * 1.1 / (2 * math.tan(math.radians(vfov) / 2))
     lo = max(300.0, need)
-    hi = max(lo, 1000.0)
+    hi = max(lo, max_distance)
     distance = float(lo + (hi - lo) * rng.random() ** 1.5)  # nearer cameras more often
     roll = float(rng.normal(0, 2.0))
     jitter = rng.normal(0, extent_mm * 0.06, 2)

@@ -25,6 +25,7 @@ class RenderOptions:
     table: str | None = None  # wood, cloth, paper
     board_pose: tuple[float, float, float] | None = None  # x mm, y mm, yaw degrees
     azimuth_spread: float = 25.0  # degrees of camera azimuth around the south side
+    max_distance: float = 1000.0  # mm, farthest camera
     cube_set: str = "corner"
     hands: tuple = ()  # hands.Hand objects to draw (scripted frames)
     frame: int = 0  # frame number: noise and small shakes differ per frame
@@ -49,7 +50,8 @@ def render_scene(game: str, position: dict, seed: int, camera: Camera | None = N
 
 def camera_for(scene: Scene, seed: int, opt: RenderOptions) -> Camera:
     return random_camera(make_rng(seed, "camera"), scene.target, scene.extent,
-                         opt.camera_mode, opt.size, opt.azimuth_spread, opt.distortion)
+                         opt.camera_mode, opt.size, opt.azimuth_spread, opt.distortion,
+                         opt.max_distance)
 
 
 def photograph(scene: Scene, camera: Camera, fx: Effects, opt: RenderOptions):
