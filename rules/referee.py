@@ -201,7 +201,7 @@ class Referee:
 
     def _push(self, tg: TableGame, seq: int, moves: tuple[Move, ...]) -> dict[str, Any]:
         """Plays the judged moves on the board; one ``move`` event for them all."""
-        first_ply, player = tg.ply + 1, tg.state.turn
+        first_ply, player = tg.ply + 1, mover(moves[0], tg.state)
         for move in moves:
             tg.board.push(move)
         if len(moves) == 1:
@@ -248,6 +248,16 @@ def start_state(game: Game, obs: Observation) -> State:
         if game.judge(state, obs.position).kind == Judgement.SAME:
             return state
     return game.state_from_position(obs.position, obs.options, obs.extra)
+
+
+def mover(move: Move, state: State) -> int | None:
+    """Who makes ``move``: the player the move names (``player``, or ``starter`` for
+    Neunfeld's opening roll, made by whoever rolled the five), else the player to move."""
+    for name in ("player", "starter"):
+        player = getattr(move, name, None)
+        if isinstance(player, int) and not isinstance(player, bool):
+            return player
+    return state.turn
 
 
 def explain(

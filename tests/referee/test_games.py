@@ -1,0 +1,97 @@
+"""Per-game JSONL tests: observation files whose lines carry the events they must yield.
+
+Each file in tests/referee/games/ is a stream of observations; every line has an added
+key ``expect`` (readers ignore added keys) listing the events that line yields, without
+``table``. The expectations were written by hand (event, rule, player) and checked.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rules.observation import ObservationReader
+from rules.referee import Referee
+from tests.referee.cli import tableref
+
+GAMES = Path(__file__).parent / "games"
+FILES = sorted(GAMES.glob("*.jsonl"))
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_each_line_yields_its_expected_events(path):
+    reader, referee = ObservationReader(), Referee()
+    for line in load(path):
+        events = referee.feed(reader.parse(json.dumps(line)))
+        assert all(e.pop("table") == line["table"] for e in events)
+        assert events == line["expect"], f"{path.name} seq {line['seq']}"
+
+
+def kinds(path: Path, *wanted: str) -> list[tuple]:
+    return [
+        (e["event"], e["seq"], e.get("player"), e.get("move") or e.get("rule"))
+        for line in load(path) for e in line["expect"] if e["event"] in wanted
+    ]
+
+
+def test_neunfeld_worked_example_ends_with_b_to_field_1_and_wins():
+    path = GAMES / "neunfeld-example.jsonl"
+    moves = [m for _, _, _, m in kinds(path, "move")]
+    assert moves[:11] == [
+        "opening A 1 5 2", "blue:7 @3", "black:6 @8", "red:1 @5", "blue:6 @7", "red:4 @8",
+        "blue:9 @5", "black:2 @7", "red:9 @3", "black:4 @8", "red:8 @1"]
+    win = [e for line in load(path) for e in line["expect"] if e["event"] == "win"]
+    assert win == [{"event": "win", "seq": 19, "winners": [1], "condition": "reached-far-end"}]
+    # B's forced win is announced no later than the rules say B has it (after red:9 @3)
+    forced = [(seq, player) for _, seq, player, _ in kinds(path, "forced-win")]
+    assert (16, 1) in forced
+    # noise: the unstable frames, the hand, the low-confidence die: no violation
+    assert kinds(path, "violation") == []
+    assert kinds(path, "unclear") == [("unclear", 12, None, None)]
+
+
+def test_neunfeld_every_violation_kind_is_followed_by_its_correction():
+    expected = {
+        "opening-roll-first", "opening-five", "opening-dice-together", "tip-one-die",
+        "tip-side-face", "keep-tipped-die", "step-order", "pawn-one-to-three",
+        "forbidden-field", "turn-order", "die-not-held", "push-held-dice", "stay-on-board",
+        "strict-gap",
+    }
+    seen = set()
+    for path in GAMES.glob("neunfeld-*.jsonl"):
+        seen |= {rule for _, _, _, rule in kinds(path, "violation")}
+    assert seen == expected
+
+
+@pytest.mark.parametrize("name", ["neunfeld-example"])
+def test_the_command_replays_a_game_file(name):
+    path = GAMES / f"{name}.jsonl"
+    done = tableref("referee", "--replay", path, "--json")
+    assert done.returncode == 0, done.stderr
+    got = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    want = [{"event": e["event"], "table": "t1", **{k: v for k, v in e.items() if k != "event"}}
+            for line in load(path) for e in line["expect"]]
+    assert got == want
+
+
+def test_malformed_real_game_lines_name_line_and_key(tmp_path):
+    first = load(GAMES / "neunfeld-example.jsonl")[0]
+    first.pop("expect")
+    die_10 = json.loads(json.dumps(first))
+    die_10["seq"] = 2
+    die_10["position"]["dice"]["blue"]["top"] = 10
+    no_dice = {**first, "seq": 3, "position": {"pawns": [0, 10]}}
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(json.dumps(o) for o in (first, die_10, no_dice)) + "\n")
+    done = tableref("referee", "--replay", path, "--json")
+    assert done.returncode == 1
+    err = done.stderr.decode().splitlines()
+    assert len(err) == 2 and "Traceback" not in done.stderr.decode()
+    assert "line 2" in err[0] and "'position.dice.blue.top'" in err[0] and "10" in err[0]
+    assert "line 3" in err[1] and "'position.dice'" in err[1]
