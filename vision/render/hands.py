@@ -46,7 +46,7 @@ class Hand:
         knuckle = tip - d * (70 - 25 * self.grip) + up * (18 + 20 * self.grip)
         wrist = knuckle - d * 85 + up * 20
         elbow = wrist - d * 250 + up * 80
-        out = [(sh, elbow, 48.0, 40.0, "sleeve"), (elbow, wrist, 38.0, 26.0, "arm")]
+        out = [(sh, elbow, 40.0, 34.0, "sleeve"), (elbow, wrist, 31.0, 24.0, "arm")]
         out.append((wrist, knuckle, 30.0, 34.0, "palm"))
         for k, off in enumerate((-1.5, -0.5, 0.5, 1.5)):
             base = knuckle + side * off * 17

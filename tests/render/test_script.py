@@ -1,0 +1,50 @@
+"""The scripted game: timing, hands hiding the change, stable frames, determinism."""
+
+import numpy as np
+
+from vision.render.effects import Effects
+from vision.render.frame import RenderOptions
+from vision.render.script import ScriptedGame
+
+
+def _positions():
+    a = {"cells": [[], [], [], [], []]}
+    b = {"cells": [[], [], [{"player": 0, "faces": {"up": "fuji"}}], [], []]}
+    return [a, b]
+
+
+def _game(**kw):
+    opt = RenderOptions(camera_mode="oblique", effects=Effects.clean(), distortion=False)
+    return ScriptedGame("esoloe", _positions(), seed=3, fps=5, still_s=1.0, move_s=2.0,
+                        options=opt, **kw)
+
+
+def test_a_move_is_made_under_a_hand():
+    frames = list(_game())
+    assert [f.index for f in frames] == list(range(len(frames)))
+    assert np.allclose(np.diff([f.time for f in frames]), 0.2)
+    phases = [f.phase for f in frames]
+    assert phases[0] == "still" and phases[-1] == "still"
+    assert {"reach", "hold", "leave"} <= set(phases)
+    # the position changes only while a hand is in the frame
+    changes = [i for i in range(1, len(frames))
+               if frames[i].position_index != frames[i - 1].position_index]
+    assert len(changes) == 1
+    assert frames[changes[0]].phase == "hold" and frames[changes[0]].truth["hands"]
+    # hands cover something at the target while holding; still frames have none
+    hold = [f for f in frames if f.phase == "hold"]
+    assert any(c["occluders"].get("hand") for f in hold for c in f.truth["cells"])
+    assert not any(f.truth["hands"] for f in frames if f.phase == "still")
+    # stable only when still for a while, and then the truth's position is the script's
+    for f in frames:
+        if f.stable:
+            assert f.phase == "still"
+            assert f.truth["position"] == _positions()[f.position_index]
+    after = next(f for f in frames if f.index > changes[0] and f.phase == "still")
+    assert frames[-1].stable and not after.stable  # the scene must settle first
+
+
+def test_same_seed_same_frames():
+    a = _game().frame(9)
+    b = _game().frame(9)
+    assert a.image.tobytes() == b.image.tobytes()
