@@ -258,7 +258,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         path = self.path.split("?", 1)[0]
         if path in ("/", "/index.html"):
-            self._send(200, "text/html; charset=utf-8", self.server.page)
+            # the current state goes into the page, so that it shows before any update;
+            # "</" is escaped so that no text in it can end the script element
+            state = json.dumps(self.server.live.snapshot(), ensure_ascii=False)
+            page = self.server.page.replace(
+                b"__STATE__", state.replace("</", "<\\/").encode("utf-8"), 1)
+            self._send(200, "text/html; charset=utf-8", page)
         elif path == "/state.json":
             body = json.dumps(self.server.live.snapshot(), ensure_ascii=False).encode()
             self._send(200, "application/json; charset=utf-8", body)

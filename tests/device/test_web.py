@@ -149,3 +149,13 @@ def test_server_sent_events_bring_each_change(server):
     threading.Timer(0.1, server.live.update, ("t1", {"moves": [{"move": "@0"}]})).start()
     assert next_data()["tables"]["t1"]["moves"] == [{"move": "@0"}]
     conn.close()
+
+
+def test_the_page_carries_the_current_state_safely(server):
+    server.live.update("t1", {"table": "</script><b>bold</b>", "moves": []})
+    body = get(server, "/")[2].decode()
+    start = body.index('<script id="initial" type="application/json">')
+    embedded = body[start:body.index("</script>", start)]
+    assert "<\\/script><b>bold<\\/b>" in embedded
+    assert json.loads(embedded.split(">", 1)[1])["tables"]["t1"]["table"] == (
+        "</script><b>bold</b>")
