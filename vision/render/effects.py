@@ -72,6 +72,15 @@ def _motion_kernel(length: float, deg: float) -> np.ndarray:
     return k / k.sum()
 
 
+def _unit_noise(rng: np.random.Generator, shape) -> np.ndarray:
+    """Zero-mean, unit-variance noise (the sum of two uniform bytes: triangular, close
+    enough to Gaussian for a sensor and ten times faster to draw)."""
+    n = int(np.prod(shape))
+    b = np.frombuffer(rng.bytes(2 * n), np.uint8).reshape(2, *shape)
+    s = cv2.add(b[0], b[1], dtype=cv2.CV_32F)
+    return cv2.multiply(cv2.subtract(s, 255.0), 1 / (255.0 * 0.4082))
+
+
 def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
                   meter_mask: np.ndarray | None = None) -> np.ndarray:
     """float32 BGR (about 0..1) -> uint8 BGR as the camera delivers it."""
@@ -90,17 +99,15 @@ def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
             small = cv2.resize(over, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
             glow = cv2.resize(cv2.GaussianBlur(small, (0, 0), 1.5), (w, h))
             x = cv2.scaleAdd(glow, float(fx.bloom * 2), x)
-    x = cv2.multiply(x, cv2.merge([np.full(x.shape[:2], float(g), np.float32)
-                                   for g in gain]))
+    x = cv2.multiply(x, (float(gain[0]), float(gain[1]), float(gain[2]), 0.0))
     if fx.saturation != 1.0 or fx.contrast != 1.0:
         # contrast about mid grey and saturation about each pixel's grey, in one step
         s, c = fx.saturation, fx.contrast
         grey = cv2.cvtColor(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         x = cv2.addWeighted(x, s * c, grey, (1 - s) * c, 0.45 * (1 - c))
     # a soft shoulder instead of a hard clip for highlights
-    hot = x > 0.8
-    if hot.any():
-        x[hot] = 0.8 + 0.2 * np.tanh((x[hot] - 0.8) / 0.2)
+    over = cv2.max(x - 0.8, 0.0)
+    x = cv2.min(x, 0.8) + over / (1 + over * 5.0)  # slope 1 at 0.8, tends to 1.0
     if fx.vignette > 0:
         h, w = x.shape[:2]
         yy, xx = np.ogrid[-1:1:complex(0, h), -1:1:complex(0, w)]
@@ -112,7 +119,7 @@ def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
         x = cv2.filter2D(x, -1, _motion_kernel(fx.motion_px, fx.motion_deg))
     if fx.read_noise > 0 or fx.shot_noise > 0:
         var = cv2.max(x, 0.0) * np.float32(fx.shot_noise) + np.float32(fx.read_noise ** 2)
-        x = x + cv2.sqrt(var) * rng.standard_normal(x.shape, dtype=np.float32)
+        x = cv2.add(x, cv2.multiply(cv2.sqrt(var), _unit_noise(rng, x.shape)))
     out = cv2.convertScaleAbs(cv2.max(x, 0.0), alpha=255.0)
     if fx.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, fx.jpeg_quality])
