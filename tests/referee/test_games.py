@@ -95,3 +95,34 @@ def test_malformed_real_game_lines_name_line_and_key(tmp_path):
     assert len(err) == 2 and "Traceback" not in done.stderr.decode()
     assert "line 2" in err[0] and "'position.dice.blue.top'" in err[0] and "10" in err[0]
     assert "line 3" in err[1] and "'position.dice'" in err[1]
+
+
+def test_tyr_game_to_its_win_with_every_violation_kind_corrected():
+    path = GAMES / "tyr-game.jsonl"
+    results = [e for line in load(path) for e in line["expect"] if e["event"] == "win"]
+    assert [(e["winners"], e["condition"]) for e in results] == [([1], "three-in-a-line")]
+    rules = {r for p in GAMES.glob("tyr-*.jsonl") for _, _, _, r in kinds(p, "violation")}
+    assert rules == {"placement-double", "target-field", "move-then-turn", "die-left-board",
+                     "one-move-at-a-time", "change-die", "resolve-double", "pass-over"}
+    # each violation is followed by "corrected" or a legal move from the reference
+    events = [e["event"] for line in load(path) for e in line["expect"]]
+    for i, kind in enumerate(events):
+        if kind == "violation":
+            assert events[i + 1] in ("corrected", "move"), events[i:i + 2]
+    # the misread red top is taken in its legal reading: a move, not a violation
+    assert ("move", 20, 0, "black 9,9-4,4/2") in kinds(path, "move")
+
+
+def test_cubes_seeded_game_is_followed_to_its_win():
+    path = GAMES / "cubes-game.jsonl"
+    lines = load(path)
+    moves = kinds(path, "move")
+    assert len(moves) == 64
+    # the white stones of the setup, then play; exchanges are seen as "?" and a colour
+    assert sum(m[3].startswith("?") for m in moves) == 10
+    assert lines[-1]["expect"][-1] == {
+        "event": "win", "seq": lines[-1]["seq"], "winners": [1],
+        "condition": "all-stones-active"}
+    assert [r for _, _, _, r in kinds(path, "violation")] == [
+        "take-white", "no-action-point", "placed-inactive"]
+    assert len(kinds(path, "corrected")) == 3 and len(kinds(path, "unclear")) == 1
