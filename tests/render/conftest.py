@@ -1,7 +1,5 @@
 import pytest
 
-from vision.render.geometry import DIRECTIONS  # noqa: F401  (import check: renderer loads)
-
 
 def cube(player, up, south=None, east=None, north=None, west=None, down=None):
     return {"player": player, "faces": {"up": up, "down": down, "north": north,
