@@ -19,8 +19,9 @@ Kinds (``SourceConfig.kind``):
 - ``usb``: a USB (V4L2) camera through OpenCV, ``device`` an index or a /dev path.
 - ``video``: a video file through OpenCV.
 - ``folder``: the images of a folder in natural order (``frame2`` before ``frame10``).
-- ``synthetic``: a scripted game drawn by the synthetic renderer (``vision.render``),
-  through ``register_synthetic``/``SourceConfig.script``.
+- ``synthetic``: a scripted game drawn by the synthetic renderer
+  (``vision.render.script.ScriptedGame``; ``SourceConfig.script`` is the game or its
+  arguments), each frame with its ground truth in ``Frame.metadata``.
 
 A frame that cannot be read (a corrupt file, a failed grab) is reported through
 ``on_error`` (by default the ``tableref.sources`` logger) and skipped; only a source
@@ -77,7 +78,7 @@ class SourceConfig:
     lock_exposure: bool = True
     loop: bool = False  # video/folder: start again at the end
     max_failures: int = 50  # consecutive unreadable frames before giving up
-    script: Any = None  # synthetic: what the registered factory needs (a scripted game)
+    script: Any = None  # synthetic: a ScriptedGame or its keyword arguments
     extra: dict[str, Any] = field(default_factory=dict)  # kind-specific settings
 
     def __post_init__(self) -> None:
@@ -369,25 +370,44 @@ class Picamera2Source(FrameSource):
 
 # --------------------------------------------------------------------------- synthetic
 
-#: factory(config) -> iterable of BGR images or of (image, name) pairs
+#: factory(config) -> iterable of BGR images, (image, name) pairs, or renderer frames
 _SYNTHETIC: list[Callable[[SourceConfig], Any]] = []
 
 
-def register_synthetic(factory: Callable[[SourceConfig], Any]) -> None:
-    """Sets what the ``synthetic`` kind draws (the renderer's scripted game)."""
-    _SYNTHETIC[:] = [factory]
+def register_synthetic(factory: Callable[[SourceConfig], Any] | None) -> None:
+    """Sets what the ``synthetic`` kind draws; None goes back to the renderer's
+    scripted game (``scripted_game``)."""
+    _SYNTHETIC[:] = [factory] if factory is not None else []
+
+
+def scripted_game(config: SourceConfig) -> Any:
+    """The synthetic renderer's scripted game (``vision.render.script.ScriptedGame``):
+    ``config.script`` is one, or the keyword arguments to make one
+    (``{"game": "neunfeld", "positions": [...], "seed": 1, "fps": 12}``)."""
+    try:
+        from vision.render.script import ScriptedGame
+    except ImportError as err:
+        raise SourceError(f"the synthetic renderer cannot be loaded: {err}") from None
+    script = config.script
+    if isinstance(script, ScriptedGame):
+        return script
+    if isinstance(script, dict):
+        return ScriptedGame(**script)
+    raise SourceError("a synthetic source needs script: a ScriptedGame, or its arguments "
+                      "{game, positions, seed, ...}")
 
 
 class SyntheticSource(FrameSource):
     """Frames drawn by the synthetic renderer for a scripted game.
 
-    The factory registered with ``register_synthetic`` (or ``vision.render``'s scripted
-    game source, when it offers ``scripted_frames(config)``) gives an iterable of BGR
-    images or (image, name) pairs.
+    The renderer's frames keep their own capture time, and carry their ground truth in
+    ``Frame.metadata`` (``truth``, ``stable``, ``phase``, ``position_index``), so that a
+    pipeline test can compare what it saw with what was drawn. ``register_synthetic``
+    sets another factory (tests: plain images or (image, name) pairs).
     """
 
     def open(self) -> None:
-        factory = _SYNTHETIC[0] if _SYNTHETIC else _renderer_factory()
+        factory = _SYNTHETIC[0] if _SYNTHETIC else scripted_game
         try:
             self._it = iter(factory(self.config))
         except SourceError:
@@ -402,19 +422,13 @@ class SyntheticSource(FrameSource):
         except StopIteration:
             return None
         self._n += 1
+        if hasattr(item, "image"):  # a renderer frame
+            return item.image, f"frame {item.index} ({item.phase})", {
+                "time": item.time, "truth": item.truth, "stable": item.stable,
+                "phase": item.phase, "position_index": item.position_index}
         if isinstance(item, tuple):
             return item[0], str(item[1]), {}
         return item, f"frame {self._n - 1}", {}
-
-
-def _renderer_factory() -> Callable[[SourceConfig], Any]:
-    try:
-        from vision.render import scripted  # type: ignore[attr-defined]
-    except ImportError:
-        raise SourceError(
-            "the synthetic renderer has no scripted-game source yet (vision.render.scripted);"
-            " register one with device.sources.register_synthetic") from None
-    return scripted.scripted_frames
 
 
 # --------------------------------------------------------------------------- opening

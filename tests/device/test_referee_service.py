@@ -220,3 +220,23 @@ def test_speech_or_a_clear_note(tmp_path, caplog, missing):
     speaker.say("Bob, that is not allowed.")
     speaker.close(timeout=20)
     assert wav.read_bytes()[:4] == b"RIFF" and wav.stat().st_size > 4000
+
+
+def test_the_options_fit_beside_tableref_referee_s_own():
+    """What device/referee_cmd.py needs to wire --listen: its parser plus these options."""
+    import argparse
+
+    from device import referee_cmd
+    from device.referee_service import add_arguments, config_from_args
+
+    parser = argparse.ArgumentParser()
+    referee_cmd.add_arguments(parser)
+    add_arguments(parser)  # no option clashes with --json, --record, --min-confidence...
+    args = parser.parse_args([
+        "--replay", "-", "--listen", "tcp://cam:5556", "--listen", "ipc:///run/t/obs",
+        "--publish", "tcp://*:5557", "--web", "8080", "--record", "--json",
+        "--min-confidence", "0.8", "--no-forced-wins", "--table", "t1"])
+    cfg = config_from_args(args)
+    assert cfg.listen == ["tcp://cam:5556", "ipc:///run/t/obs"] and cfg.tables == ["t1"]
+    assert (cfg.record_dir, cfg.json, cfg.min_confidence, cfg.forced_wins) == (
+        "", True, 0.8, False)

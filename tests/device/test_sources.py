@@ -167,10 +167,40 @@ def test_picamera2_configuration_lock_and_lores_crop(monkeypatch):
     assert cam.calls[-2:] == ["stop", "close"]
 
 
-def test_synthetic_source_uses_the_registered_scripted_game():
+def test_synthetic_source_takes_a_registered_factory():
     register_synthetic(lambda cfg: ((picture(i), f"ply {i}") for i in range(cfg.script)))
-    with open_source(SourceConfig("synthetic", script=3)) as src:
-        assert [f.name for f in src] == ["ply 0", "ply 1", "ply 2"]
+    try:
+        with open_source(SourceConfig("synthetic", script=3)) as src:
+            assert [f.name for f in src] == ["ply 0", "ply 1", "ply 2"]
+    finally:
+        register_synthetic(None)
+
+
+def test_synthetic_source_plays_the_renderers_scripted_game():
+    from rules.registry import get_game
+    from vision.render.frame import RenderOptions
+    from vision.render.script import START_TIME
+
+    state = get_game("neunfeld").initial_state()
+    positions = [state.position.to_json()]
+    positions.append(state.apply(next(iter(state.legal_moves))).position.to_json())
+    script = {"game": "neunfeld", "positions": positions, "seed": 3, "fps": 4.0,
+              "still_s": 0.5, "move_s": 1.0,
+              "options": RenderOptions(camera_mode="oblique", size=(320, 180))}
+    with open_source(SourceConfig("synthetic", script=script)) as src:
+        frames = list(src)
+    assert len(frames) == 10 and frames[0].image.shape == (180, 320, 3)
+    assert [f.time for f in frames] == [START_TIME + i / 4.0 for i in range(10)]
+    phases = [f.metadata["phase"] for f in frames]
+    assert phases[0] == phases[-1] == "still" and "reach" in phases
+    assert [frames[0].metadata["position_index"], frames[-1].metadata["position_index"]] == [
+        0, 1]
+    assert all(isinstance(f.metadata["truth"], dict) for f in frames)
+
+
+def test_synthetic_source_without_a_script_says_what_it_needs():
+    with pytest.raises(SourceError, match="needs script"):
+        open_source(SourceConfig("synthetic")).open()
 
 
 def test_latest_frame_keeps_only_the_newest(tmp_path):
