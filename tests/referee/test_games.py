@@ -3,6 +3,8 @@
 Each file in tests/referee/games/ is a stream of observations; every line has an added
 key ``expect`` (readers ignore added keys) listing the events that line yields, without
 ``table``. The expectations were written by hand (event, rule, player) and checked.
+``forced-win`` events are information whose timing depends on how far the game's search
+looks; they are compared apart (see the Neunfeld example's test).
 """
 
 from __future__ import annotations
@@ -30,7 +32,11 @@ def test_each_line_yields_its_expected_events(path):
     for line in load(path):
         events = referee.feed(reader.parse(json.dumps(line)))
         assert all(e.pop("table") == line["table"] for e in events)
-        assert events == line["expect"], f"{path.name} seq {line['seq']}"
+        assert judged(events) == judged(line["expect"]), f"{path.name} seq {line['seq']}"
+
+
+def judged(events: list[dict]) -> list[dict]:
+    return [e for e in events if e["event"] != "forced-win"]
 
 
 def kinds(path: Path, *wanted: str) -> list[tuple]:
@@ -48,9 +54,14 @@ def test_neunfeld_worked_example_ends_with_b_to_field_1_and_wins():
         "blue:9 @5", "black:2 @7", "red:9 @3", "black:4 @8", "red:8 @1"]
     win = [e for line in load(path) for e in line["expect"] if e["event"] == "win"]
     assert win == [{"event": "win", "seq": 19, "winners": [1], "condition": "reached-far-end"}]
-    # B's forced win is announced no later than the rules say B has it (after red:9 @3)
-    forced = [(seq, player) for _, seq, player, _ in kinds(path, "forced-win")]
-    assert (16, 1) in forced
+    # B's forced win is announced no later than the rules say B has it (after red:9 @3,
+    # seq 17), and nobody else's after it
+    referee, reader = Referee(), ObservationReader()
+    forced = [(e["seq"], e["player"]) for line in load(path)
+              for e in referee.feed(reader.parse(json.dumps(line)))
+              if e["event"] == "forced-win"]
+    assert any(seq <= 17 and player == 1 for seq, player in forced), forced
+    assert all(player == 1 for seq, player in forced if seq >= 17)
     # noise: the unstable frames, the hand, the low-confidence die: no violation
     assert kinds(path, "violation") == []
     assert kinds(path, "unclear") == [("unclear", 12, None, None)]
@@ -77,7 +88,8 @@ def test_the_command_replays_a_game_file(name):
     got = [json.loads(line) for line in done.stdout.decode().splitlines()]
     want = [{"event": e["event"], "table": "t1", **{k: v for k, v in e.items() if k != "event"}}
             for line in load(path) for e in line["expect"]]
-    assert got == want
+    assert judged(got) == judged(want)
+    assert list(got[0]) == ["event", "table", "seq", "ply", "player", "move"]
 
 
 def test_malformed_real_game_lines_name_line_and_key(tmp_path):
