@@ -30,9 +30,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
+        try:
+            add_arguments = import_module(module).add_arguments
+        except ModuleNotFoundError as err:
+            if err.name != module:
+                raise
+            continue  # a subcommand not in this build (yet): the others still work
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module)
-        import_module(module).add_arguments(p)
+        add_arguments(p)
     return parser
 
 
