@@ -46,3 +46,11 @@ def popen(*args: str, **kw) -> subprocess.Popen:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def real_tableref(*args: str, stdin: bytes | None = None, timeout: float = 60):
+    """The installed entry point's code path (``python -m device.cli``), real games only."""
+    return subprocess.run(
+        [sys.executable, "-m", "device.cli", *map(str, args)],
+        input=stdin, capture_output=True, cwd=REPO, timeout=timeout,
+    )

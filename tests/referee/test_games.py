@@ -16,7 +16,7 @@ import pytest
 
 from rules.observation import ObservationReader
 from rules.referee import Referee
-from tests.referee.cli import tableref
+from tests.referee.cli import real_tableref
 
 GAMES = Path(__file__).parent / "games"
 FILES = sorted(GAMES.glob("*.jsonl"))
@@ -83,7 +83,7 @@ def test_neunfeld_every_violation_kind_is_followed_by_its_correction():
 @pytest.mark.parametrize("name", ["neunfeld-example"])
 def test_the_command_replays_a_game_file(name):
     path = GAMES / f"{name}.jsonl"
-    done = tableref("referee", "--replay", path, "--json")
+    done = real_tableref("referee", "--replay", path, "--json")
     assert done.returncode == 0, done.stderr
     got = [json.loads(line) for line in done.stdout.decode().splitlines()]
     want = [{"event": e["event"], "table": "t1", **{k: v for k, v in e.items() if k != "event"}}
@@ -101,7 +101,7 @@ def test_malformed_real_game_lines_name_line_and_key(tmp_path):
     no_dice = {**first, "seq": 3, "position": {"pawns": [0, 10]}}
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join(json.dumps(o) for o in (first, die_10, no_dice)) + "\n")
-    done = tableref("referee", "--replay", path, "--json")
+    done = real_tableref("referee", "--replay", path, "--json")
     assert done.returncode == 1
     err = done.stderr.decode().splitlines()
     assert len(err) == 2 and "Traceback" not in done.stderr.decode()
