@@ -145,3 +145,11 @@ def test_hidden_cells_are_reported():
     assert cells["4"]["hidden_by"].startswith("cube:7:")  # a cube of the stack in front
     assert cells["0"]["hidden_by"] is None and cells["0"]["visible_fraction"] > 0.9
     assert math.isclose(cells["7"]["visible_fraction"], 1.0, abs_tol=0.05)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_colours_survive_the_imaging_chain(seed):
+    # a near-white table under any lamp: no channel may vanish (white balance, tone curve)
+    img, _ = render_scene("esoloe", EMPTY_1x5, seed, options=RenderOptions(table="paper"))
+    means = img.reshape(-1, 3).mean(0)
+    assert means.min() > 0.3 * means.max(), means

@@ -78,7 +78,9 @@ def _unit_noise(rng: np.random.Generator, shape) -> np.ndarray:
     n = int(np.prod(shape))
     b = np.frombuffer(rng.bytes(2 * n), np.uint8).reshape(2, *shape)
     s = cv2.add(b[0], b[1], dtype=cv2.CV_32F)
-    return cv2.multiply(cv2.subtract(s, 255.0), 1 / (255.0 * 0.4082))
+    s -= np.float32(255.0)
+    s *= np.float32(1 / (255.0 * 0.4082))
+    return s
 
 
 def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
@@ -93,7 +95,7 @@ def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
             else float(x[meter_mask].mean())
         gain = gain * np.float32(fx.exposure / max(mean, 1e-3))
     if fx.bloom > 0:
-        over = cv2.max(x - 1.0, 0.0)
+        over = np.maximum(x - np.float32(1.0), np.float32(0.0))
         if over.max() > 0:
             h, w = x.shape[:2]
             small = cv2.resize(over, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
@@ -106,8 +108,9 @@ def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
         grey = cv2.cvtColor(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         x = cv2.addWeighted(x, s * c, grey, (1 - s) * c, 0.45 * (1 - c))
     # a soft shoulder instead of a hard clip for highlights
-    over = cv2.max(x - 0.8, 0.0)
-    x = cv2.min(x, 0.8) + over / (1 + over * 5.0)  # slope 1 at 0.8, tends to 1.0
+    over = np.maximum(x - np.float32(0.8), np.float32(0.0))
+    # slope 1 at 0.8, tending to 1.0
+    x = np.minimum(x, np.float32(0.8)) + over / (1 + over * np.float32(5.0))
     if fx.vignette > 0:
         h, w = x.shape[:2]
         yy, xx = np.ogrid[-1:1:complex(0, h), -1:1:complex(0, w)]
@@ -118,9 +121,10 @@ def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
     if fx.motion_px > 1:
         x = cv2.filter2D(x, -1, _motion_kernel(fx.motion_px, fx.motion_deg))
     if fx.read_noise > 0 or fx.shot_noise > 0:
-        var = cv2.max(x, 0.0) * np.float32(fx.shot_noise) + np.float32(fx.read_noise ** 2)
+        var = (np.maximum(x, np.float32(0)) * np.float32(fx.shot_noise)
+               + np.float32(fx.read_noise ** 2))
         x = cv2.add(x, cv2.multiply(cv2.sqrt(var), _unit_noise(rng, x.shape)))
-    out = cv2.convertScaleAbs(cv2.max(x, 0.0), alpha=255.0)
+    out = cv2.convertScaleAbs(np.maximum(x, np.float32(0)), alpha=255.0)
     if fx.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, fx.jpeg_quality])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)

@@ -53,7 +53,7 @@ def _mix(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
     table (much faster than broadcasting on big textures)."""
     ramp = np.linspace(0, 1, 256, dtype=np.float32)[:, None]
     lut = np.clip((a[None] * (1 - ramp) + b[None] * ramp) * 255, 0, 255)
-    idx = cv2.convertScaleAbs(cv2.max(t, 0.0), alpha=255.0)  # saturates to 0..255
+    idx = cv2.convertScaleAbs(np.maximum(t, np.float32(0)), alpha=255.0)  # saturates to 0..255
     out = cv2.LUT(cv2.merge([idx, idx, idx]), lut.astype(np.uint8)[:, None, :])
     return out.astype(np.float32) * np.float32(1 / 255)
 
