@@ -119,7 +119,7 @@ def parse_position(data: Any) -> NeunfeldPosition:
         if not die.has(top):
             raise (where / "top").fail(
                 f"{top!r} is not a face of the {die.colour} die ({die.faces_text})")
-        if holder is not None and holder not in (0, 1) or isinstance(holder, bool):
+        if holder is not None and (not _int(holder) or holder not in (0, 1)):
             raise (where / "holder").fail(
                 f"{holder!r} is not a player: 0 (A), 1 (B) or null (opening roll)")
         tops.append(top)

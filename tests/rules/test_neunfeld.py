@@ -94,6 +94,7 @@ def test_position_json_round_trip():
     (lambda d: d["dice"]["red"].update(top="5"), "dice.red.top", "not a face"),
     (lambda d: d["dice"]["red"].update(holder=2), "dice.red.holder", "not a player"),
     (lambda d: d["dice"]["red"].update(holder=True), "dice.red.holder", "not a player"),
+    (lambda d: d["dice"]["red"].update(holder=1.0), "dice.red.holder", "not a player"),
     (lambda d: d["dice"]["red"].pop("holder"), "dice.red.holder", "missing"),
     (lambda d: d["dice"].pop("black"), "dice.black", "missing"),
     (lambda d: d["dice"].update(black=3), "dice.black", "'top' and 'holder'"),
