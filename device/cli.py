@@ -14,7 +14,7 @@ from importlib import import_module
 
 # name -> (module, one-line help). Order is the order of ``tableref --help``.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("device.demo", "replay a bundled game through the referee and show what happens"),
+    "demo": ("device.demo", "a scripted game judged by the referee, announced and recorded"),
     "referee": ("device.referee_cmd", "judge a stream of observations and print events"),
     "games": ("device.games_cmd", "list, show and export recorded games"),
     "keys": ("device.keys_cmd", "make a CURVE key pair for encrypted, authenticated streaming"),
@@ -30,15 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
-        try:
-            add_arguments = import_module(module).add_arguments
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
-            continue  # a subcommand not in this build (yet): the others still work
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module)
-        add_arguments(p)
+        import_module(module).add_arguments(p)
     return parser
 
 
