@@ -40,9 +40,14 @@ from rules.observation import (
     parse_observation,
     win_event,
 )
+from rules.referee import Referee, start_state
 from rules.registry import get_game
 
 RECORD_SCHEMA = "tableref/record/1"
+
+#: the keys of an observation the spec defines (others are extensions, kept in exports)
+SPEC_KEYS = frozenset({"schema", "table", "game", "seq", "time", "stable", "confidence",
+                       "position", "player_names", "options"})
 
 
 def default_data_dir() -> Path:
@@ -233,8 +238,6 @@ class Recorder:
         None when there is no record, it is of another game, or ``obs`` belongs to a
         new stream (its seq is not beyond the record and it is not in the record).
         """
-        from rules.referee import Referee
-
         latest = [r for r in list_records(self.directory, self.warn)
                   if r.header.get("table") == table]
         if not latest:
@@ -310,17 +313,20 @@ def _sync_dir(directory: Path) -> None:
 def export_text(record: Record) -> str:
     """A readable move list: PGN-like tag pairs, numbered moves, the result.
 
-    Tag values are JSON (a string, a list of names, an object of options).
+    Tag values are JSON (a string, a list of names, an object of options). ``Position``
+    is the position the game began from; ``Extra``, when present, the other keys of the
+    observation that began it (e.g. Tyr's ``turn`` of a game resumed mid-way).
     """
     h = record.header
     first = record.entries[0]["observation"] if record.entries else {}
     tags = [
         ("Game", h.get("game")), ("Table", h.get("table")), ("Date", h.get("date")),
         ("Players", h.get("players") or []), ("Options", h.get("options") or {}),
-        ("Result", record.result),
+        ("Result", record.result), ("Position", first.get("position")),
     ]
-    if h.get("resumed") and first:
-        tags.append(("Position", first.get("position")))
+    extra = {k: v for k, v in first.items() if k not in SPEC_KEYS}
+    if extra:
+        tags.append(("Extra", extra))
     lines = [f"[{name} {json.dumps(value, ensure_ascii=False)}]" for name, value in tags]
     lines.append("")
     names = h.get("players") or []
@@ -349,6 +355,7 @@ class ImportedGame:
     board: Board
     start_position: dict[str, Any]
     result: str
+    start: dict[str, Any]  # the observation the game begins from
 
 
 def import_text(text: str, games: Callable[[str], Game] = get_game) -> ImportedGame:
@@ -378,20 +385,23 @@ def import_text(text: str, games: Callable[[str], Game] = get_game) -> ImportedG
     for name in ("Game", "Table"):
         if not isinstance(tags.get(name), str):
             raise RecordError(f"the tag [{name} ...] is missing")
+    if "Position" not in tags:
+        raise RecordError("the tag [Position ...] is missing")
+    players = tags.get("Players") or []
+    start = {
+        **(tags.get("Extra") or {}), "schema": SCHEMA, "table": tags["Table"],
+        "game": tags["Game"], "seq": 0, "time": 0, "stable": True, "confidence": 1,
+        "position": tags["Position"], "options": tags.get("Options") or {},
+    }
+    if players:
+        start["player_names"] = players
     try:
-        game = games(tags["Game"])
-        options = tags.get("Options") or {}
-        players = tags.get("Players") or []
-        if "Position" in tags:
-            state = game.state_from_position(
-                game.position_from_json(tags["Position"]), options, {"player_names": players})
-        else:
-            n = len(players)
-            state = (game.initial_state(options, n)
-                     if game.min_players <= n <= game.max_players
-                     else game.initial_state(options))
+        obs = parse_observation(start, games)
+        game, state = obs.game, start_state(obs.game, obs)
+    except ObservationError as err:
+        raise RecordError(f"the game cannot begin: {err}") from None
     except RulesError as err:
-        raise RecordError(f"cannot set up the game: {err}") from None
+        raise RecordError(f"no game can begin from this position: {err}") from None
     board = Board(game, state)
     for lineno, text_move in moves:
         try:
@@ -408,9 +418,9 @@ def import_text(text: str, games: Callable[[str], Game] = get_game) -> ImportedG
     header = {
         "record": RECORD_SCHEMA, "game": game.id, "table": tags["Table"],
         "date": tags.get("Date") or _iso(0), "players": players or None,
-        "options": dict(board.root.options), "resumed": "Position" in tags,
+        "options": dict(board.root.options), "resumed": not game.is_start(obs.position),
     }
-    return ImportedGame(header, board, board.root.position.to_json(), reached)
+    return ImportedGame(header, board, tags["Position"], reached, start)
 
 
 def write_imported(imported: ImportedGame, directory: Path) -> Path:
@@ -440,7 +450,8 @@ def write_imported(imported: ImportedGame, directory: Path) -> Path:
 
     board = imported.board
     replay = Board(board.game, board.root)
-    lines = [h, {"observation": observation(0, imported.start_position), "events": []}]
+    first = {**imported.start, "time": t0}
+    lines = [h, {"observation": first, "events": []}]
     for ply, move in enumerate(board.move_stack, 1):
         player = replay.state.turn
         replay.push(move)

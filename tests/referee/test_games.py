@@ -138,3 +138,18 @@ def test_cubes_seeded_game_is_followed_to_its_win():
     assert [r for _, _, _, r in kinds(path, "violation")] == [
         "take-white", "no-action-point", "placed-inactive"]
     assert len(kinds(path, "corrected")) == 3 and len(kinds(path, "unclear")) == 1
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_recorded_games_export_and_import_back(path, tmp_path):
+    from rules.records import Recorder, export_text, import_text, list_records
+
+    recorder = Recorder(tmp_path, warn=pytest.fail)
+    reader, referee = ObservationReader(), Referee(recorder=recorder, resume=recorder.resume)
+    for line in load(path):
+        referee.feed(reader.parse(json.dumps(line)))
+    recorder.close()
+    for record in list_records(tmp_path):
+        imported = import_text(export_text(record))
+        assert [m.notation() for m in imported.board.move_stack] == record.moves
+        assert imported.result == record.result

@@ -155,10 +155,11 @@ def test_a_resumed_game_exports_its_start_position(tmp_path):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda t: t.replace("2. @2", "2. @0"), "line 9"),
+        (lambda t: t.replace("2. @2", "2. @0"), "line 10"),
         (lambda t: t.replace("win 0 two-in-a-row\n", "draw board-full\n"), "reach"),
         (lambda t: t.replace('[Game "line"]\n', ""), "Game"),
-        (lambda t: t.replace("2. @2", "2. zz"), "line 9"),
+        (lambda t: t.replace("2. @2", "2. zz"), "line 10"),
+        (lambda t: t.replace('"cells": [".",', '"cells": ["X",'), "position.cells.0"),
         (lambda t: t + "hello\n", "neither"),
     ],
 )
@@ -166,7 +167,8 @@ def test_import_names_what_is_wrong(change, message):
     text = '\n'.join([
         '[Game "line"]', '[Table "t1"]', '[Date "2025-11-22T10:00:01Z"]',
         '[Players ["Ann", "Bob"]]', '[Options {"colour": "plain"}]',
-        '[Result "win 0 two-in-a-row"]', "", "1. @0  ; Ann", "2. @2  ; Bob", "3. @1  ; Ann",
+        '[Result "win 0 two-in-a-row"]', '[Position {"cells": [".", ".", ".", ".", "."]}]',
+        "", "1. @0  ; Ann", "2. @2  ; Bob", "3. @1  ; Ann",
         "win 0 two-in-a-row", ""])
     assert import_text(text, games).result == "win 0 two-in-a-row"
     with pytest.raises(RecordError, match=message):
