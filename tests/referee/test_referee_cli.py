@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -128,13 +129,17 @@ def test_follow_reads_a_growing_file_until_interrupted(tmp_path):
         ("move", 2), ("move", 3), ("move", 4), ("win", 4)]
 
 
+# valid lines of the test game and of a real one (Neunfeld), to be mutated
+VALID = [json.dumps(o).encode() for o in GAME] + (
+    Path(__file__).parent / "games" / "neunfeld-example.jsonl").read_bytes().splitlines()[:8]
+
 line_strategy = st.one_of(
     st.binary(max_size=80),
-    st.sampled_from([json.dumps(o).encode() for o in GAME]).flatmap(
+    st.sampled_from(VALID).flatmap(
         lambda b: st.tuples(st.integers(0, len(b)), st.binary(max_size=3)).map(
             lambda t: b[: t[0]] + t[1] + b[t[0]:])
     ),
-    st.sampled_from([json.dumps(o).encode() for o in GAME]),
+    st.sampled_from(VALID),
 )
 
 
