@@ -232,6 +232,10 @@ class Painter:
 
     def solid(self, s: Solid) -> None:
         eye = self.cam.center
+        P = self.cam.project(s.points(), distort=False)
+        if (P[:, 0].max() < -1 or P[:, 1].max() < -1 or P[:, 0].min() > self.W
+                or P[:, 1].min() > self.H):
+            return  # wholly outside the canvas
         for f in s.faces:
             if float(f.normal @ (eye - f.outline.mean(0))) > 1e-6:
                 self.face(f, s.id)
