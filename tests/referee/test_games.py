@@ -153,3 +153,40 @@ def test_recorded_games_export_and_import_back(path, tmp_path):
         imported = import_text(export_text(record))
         assert [m.notation() for m in imported.board.move_stack] == record.moves
         assert imported.result == record.result
+
+
+@pytest.mark.parametrize(("game_id", "winner", "condition"), [
+    ("esoloe", 1, "four-colour-line"),
+    ("esoloe-tictactoe", 0, "side-view-line"),
+    ("esoloe-3andc", 1, "three-colour-line"),
+])
+def test_esoloe_family_game_to_its_win_with_violations_corrected(game_id, winner, condition):
+    path = GAMES / f"{game_id}-game.jsonl"
+    wins = [e for line in load(path) for e in line["expect"] if e["event"] == "win"]
+    assert [(e["winners"], e["condition"]) for e in wins] == [([winner], condition)]
+    rules = [r for _, _, _, r in kinds(path, "violation")]
+    expected = ["wrong-player", "one-cube-per-turn", "cube-removed", "cube-turned",
+                "blank-up", "cube-moved"]
+    if game_id == "esoloe-3andc":  # only colours count: no faces to turn or show blank
+        expected = [r for r in expected if r not in ("cube-turned", "blank-up")]
+    assert rules == expected
+    events = [e["event"] for line in load(path) for e in line["expect"]]
+    assert all(events[i + 1] == "corrected" for i, e in enumerate(events) if e == "violation")
+    # the wrong player is the one who placed the cube, not the one to move
+    assert kinds(path, "violation")[0][2] == 1
+    # a low-confidence frame that looks like a turned cube is unclear, not a violation
+    assert len(kinds(path, "unclear")) == (0 if game_id == "esoloe-3andc" else 1)
+
+
+def test_eleven_cubes_in_a_cell_is_malformed(tmp_path):
+    first = load(GAMES / "esoloe-game.jsonl")[0]
+    first.pop("expect")
+    cube = {"player": 0, "faces": {"up": "sakura", "down": "blank", "north": "fuji",
+                                   "south": "blank", "east": "blank", "west": "geisha"}}
+    bad = {**first, "seq": 2, "position": {"cells": [[], [], [cube] * 11, [], []]}}
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(json.dumps(o) for o in (first, bad)) + "\n")
+    done = real_tableref("referee", "--replay", path, "--json")
+    assert done.returncode == 1 and done.stdout == b""
+    err = done.stderr.decode()
+    assert "line 2" in err and "'position.cells.2'" in err and "Traceback" not in err
