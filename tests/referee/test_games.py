@@ -190,3 +190,29 @@ def test_eleven_cubes_in_a_cell_is_malformed(tmp_path):
     assert done.returncode == 1 and done.stdout == b""
     err = done.stderr.decode()
     assert "line 2" in err and "'position.cells.2'" in err and "Traceback" not in err
+
+
+def test_neunfeld_threefold_repetition_is_a_draw():
+    from rules.core import Board
+    from rules.registry import get_game
+
+    text = (GAMES / "neunfeld-repetition.txt").read_text().splitlines()
+    moves = [m for m in text if m and not m.startswith("#")]
+    game = get_game("neunfeld")
+    cycle = moves[74:]
+    board = Board(game)
+    positions = [board.position.to_json()]
+    for notation in moves + cycle:
+        board.push_notation(notation)
+        positions.append(board.position.to_json())
+    assert board.outcome() is not None and board.outcome().condition == "threefold-repetition"
+    reader, referee = ObservationReader(), Referee(forced_wins=False)
+    events = []
+    for seq, position in enumerate(positions, 1):
+        line = {"schema": "tableref/observation/1", "table": "t1", "game": "neunfeld",
+                "seq": seq, "time": seq, "stable": True, "confidence": 1, "position": position}
+        events += referee.feed(reader.parse(json.dumps(line)))
+    assert len(positions) == 1 + 74 + 2 * 178
+    assert events[-1] == {"event": "draw", "table": "t1", "seq": len(positions),
+                          "reason": "threefold-repetition"}
+    assert [e["event"] for e in events[:-1]] == ["move"] * (74 + 2 * 178)
