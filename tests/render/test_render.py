@@ -153,3 +153,11 @@ def test_colours_survive_the_imaging_chain(seed):
     img, _ = render_scene("esoloe", EMPTY_1x5, seed, options=RenderOptions(table="paper"))
     means = img.reshape(-1, 3).mean(0)
     assert means.min() > 0.3 * means.max(), means
+
+
+def test_unknown_die_top_beside_the_board_is_drawn_from_the_seed():
+    pos = {"dice": {"blue": {"top": None, "cell": None}, "red": {"top": 9, "cell": [3, 5]},
+                    "black": {"top": None, "cell": None}}}
+    _, truth = render_scene("tyr", pos, 5, options=RenderOptions(size=(320, 180)))
+    tops = {p["colour"]: p["top"] for p in truth["pieces"]}
+    assert tops["red"] == 9 and tops["blue"] in BY_COLOUR["blue"].faces

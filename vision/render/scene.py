@@ -449,7 +449,10 @@ def _square(center, R, half) -> np.ndarray:
 
 
 def _die(board: Board, colour: str, top, u, v, yaw, seed, where, looks: Looks) -> Solid:
-    if top not in pieces.die_body_numbers(colour).values():
+    if top is None:  # not known (a die beside the board): any face, from the seed
+        top = int(make_rng(seed, "die-top", colour).choice(sorted(
+            pieces.die_body_numbers(colour).values())))
+    elif top not in pieces.die_body_numbers(colour).values():
         raise InvalidPosition(f"dice.{colour}.top",
                               f"{top!r} is not a face of the {colour} die")
     R_body = pieces.die_orientation(colour, top, make_rng(seed, "die-orient", colour, where))
