@@ -219,6 +219,7 @@ class RefereeService:
         self._games: dict[str, Any] = {}
         self._seq_warned: set[tuple[str, str]] = set()
         self.sub = self.pub = self.web = self.live = self.speaker = self.recorder = None
+        self.ctx = None
 
     # ------------------------------------------------------------------ setup
     def setup(self) -> None:
@@ -242,15 +243,18 @@ class RefereeService:
             MIN_CONFIDENCE if cfg.min_confidence is None else cfg.min_confidence,
             forced_wins=cfg.forced_wins, recorder=self.recorder,
             resume=self.recorder.resume if self.recorder else None)
+        import zmq
+
+        self.ctx = zmq.Context()  # its own: sockets, authenticator and I/O thread
         ivl = max(10, cfg.heartbeat_ms)
         beat = Heartbeat(ivl, 3 * ivl, 3 * ivl)
         self.sub = Subscriber(
-            cfg.listen, cfg.tables, heartbeat=beat, bind=cfg.bind,
+            cfg.listen, cfg.tables, ctx=self.ctx, heartbeat=beat, bind=cfg.bind,
             curve=CurveClient(Path(cfg.curve_secret), Path(cfg.camera_key))
             if cfg.camera_key else None)
         if cfg.publish:
             self.pub = Publisher(
-                cfg.publish, heartbeat=beat,
+                cfg.publish, ctx=self.ctx, heartbeat=beat,
                 curve=CurveServer(Path(cfg.curve_secret), Path(cfg.curve_allowed))
                 if cfg.curve_allowed else None)
         if cfg.web is not None:
@@ -380,6 +384,9 @@ class RefereeService:
                     part.stop() if part is self.web else part.close()
                 except Exception as err:  # closing must go on with the other parts
                     self.log.warning("while stopping: %s", err)
+        if self.ctx is not None:
+            self.ctx.term()
+            self.ctx = None
 
 
 def main(argv: list[str] | None = None) -> int:

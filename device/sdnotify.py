@@ -23,7 +23,8 @@ def notify(*lines: str) -> bool:
         address = "\0" + address[1:]
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
-            sock.sendto("\n".join(lines).encode("utf-8"), address)
+            # never block the service's loop on a notify socket nobody reads
+            sock.sendto("\n".join(lines).encode("utf-8"), socket.MSG_DONTWAIT, address)
     except OSError:
         return False
     return True

@@ -37,6 +37,7 @@ refused, logged and counted; the subscriber goes on.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -269,6 +270,12 @@ class Publisher:
             self.cache[topic] = (frames[0], header, frames[2])
         return seq
 
+    def publish_observation(self, observation: dict[str, Any]) -> int:
+        """An observation on its table's topic; a stable one becomes the cached current
+        position (an unstable one, a hand over the board, is not worth resending)."""
+        return self.publish(observation["table"], "observation", observation,
+                            cache=observation.get("stable") is True)
+
     def pump(self, timeout: float = 0.0) -> int:
         """Answers the subscriptions that arrived (waiting up to ``timeout`` seconds for
         the first); returns how many."""
@@ -434,6 +441,9 @@ _EVENTS = {
 }
 
 
+_MONITORS = itertools.count()
+
+
 class _Monitor:
     """A socket's connection events: who is connected, refused handshakes logged."""
 
@@ -441,7 +451,10 @@ class _Monitor:
         self.peer = peer
         self.peers: dict[str, bool] = {}
         self.events: list[tuple[float, str, str]] = []  # (monotonic time, event, endpoint)
-        self.sock = sock.get_monitor_socket(sum(_EVENTS))
+        # a name of its own: pyzmq's default names the socket's file descriptor, which a
+        # new socket may get again while the old monitor endpoint is still bound
+        addr = f"inproc://tableref-monitor-{next(_MONITORS)}-{secrets.token_hex(4)}"
+        self.sock = sock.get_monitor_socket(sum(_EVENTS), addr)
 
     def drain(self) -> None:
         while self.sock is not None and self.sock.poll(0, zmq.POLLIN):

@@ -21,8 +21,7 @@ class Running:
         self.camera, self.service, self.out = camera, service, out
 
     def send(self, observation: dict) -> None:
-        self.camera.publish(observation["table"], "observation", observation,
-                            cache=observation["stable"])
+        self.camera.publish_observation(observation)
 
     def wait_for(self, check, timeout: float = 5.0):
         """Pumps the camera until ``check()`` is truthy; returns its value (or None)."""
@@ -62,7 +61,8 @@ def running_service(sockets: str, **overrides):
         run = Running(camera, box["service"], out)
         # the service subscribes asynchronously: what is sent before it is connected is
         # lost (only the cached last value would reach it)
-        assert run.wait_for(lambda: camera.pump() or camera.subscriptions), "no subscriber"
+        assert run.wait_for(lambda: camera.pump() or camera.subscriptions, timeout=10), (
+            f"no subscriber: camera {camera.monitor.events}, service {run.service.sub.peers}")
         yield run
     finally:
         stop.set()
