@@ -268,3 +268,34 @@ def ink_colour(rng) -> np.ndarray:
     choices = np.array([[0.08, 0.08, 0.09], [0.06, 0.10, 0.16], [0.25, 0.10, 0.07]],
                        np.float32)
     return choices[int(rng.integers(len(choices)))] * np.float32(rng.uniform(0.7, 1.3))
+
+
+# --------------------------------------------------------------------------- cards
+
+CARD_MM = (62.0, 88.0)  # a playing card, short side facing the player
+
+
+def dependency_card_texture(colour: str, rng) -> np.ndarray:
+    """A Cubes dependency card ("Abhängigkeit") face up: a white card with a large disc
+    of the colour its holder depends on, and its title."""
+    w, h = 124, 176
+    tex = np.empty((h, w, 3), np.float32)
+    tex[:] = np.array([0.93, 0.94, 0.94], np.float32) * np.float32(rng.uniform(0.94, 1.02))
+    big = np.zeros((h * 4, w * 4), np.uint8)
+    cv2.circle(big, (w * 2, int(h * 2.1)), int(w * 1.45), 255, -1, cv2.LINE_AA)
+    disc = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)[..., None] / 255.0
+    tex = tex * (1 - disc) + PLAYER_COLOURS[colour] * disc
+    title = np.zeros((h, w), np.uint8)
+    cv2.putText(title, "ABHAENGIGKEIT", (9, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.33, 255, 1,
+                cv2.LINE_AA)
+    tex = _print(tex.astype(np.float32), title.astype(np.float32) / 255,
+                 np.array([0.15, 0.15, 0.15], np.float32), rng)
+    cv2.rectangle(tex, (3, 3), (w - 4, h - 4), (0.3, 0.3, 0.3), 1, cv2.LINE_AA)
+    return tex.astype(np.float32)
+
+
+def card_solid(center_bottom, R: np.ndarray, texture: np.ndarray) -> Solid:
+    c = np.asarray(center_bottom, np.float64) + (0, 0, 0.2)
+    specs = {(0, 0, 1): {"texture": texture, "gloss": 0.15, "shininess": 30.0}}
+    half = np.array([CARD_MM[0] / 2, CARD_MM[1] / 2, 0.2])
+    return Solid("card", box_faces(c, half, R, specs), c, height=0.4)

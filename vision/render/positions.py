@@ -27,4 +27,22 @@ def random_position(game_id: str, seed: int, plies: int | None = None) -> dict:
         if not moves:
             break
         state = state.apply(moves[int(rng.integers(len(moves)))])
-    return state.position.to_json()
+    position = state.position.to_json()
+    if game_id == "cubes":
+        _deal_dependencies(position, rng)
+    return position
+
+
+def _deal_dependencies(position: dict, rng) -> None:
+    """Cubes: where the engine leaves the dependency cards unknown, deal them as the
+    rules do (the players' colours, nobody holding their own) so the table shows them."""
+    players = position.get("players") or []
+    if not players or any(p.get("dependency") for p in players):
+        return
+    colours = [p["colour"] for p in players]
+    while True:
+        dealt = [colours[int(i)] for i in rng.permutation(len(colours))]
+        if all(a != b for a, b in zip(colours, dealt, strict=True)):
+            break
+    for p, d in zip(players, dealt, strict=True):
+        p["dependency"] = d

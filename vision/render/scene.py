@@ -375,6 +375,7 @@ def build_scene(game: str, position: dict, seed: int, *, table: str | None = Non
         solids += _tyr_pieces(board, position, seed, looks)
     else:
         solids += _cubes_pieces(board, position, seed)
+        solids += _dependency_cards(board, position, seed)
     lamps, ambient = random_lamps(make_rng(seed, "lamps"), board.center)
     gloss = {"wood": 0.12, "cloth": 0.0, "paper": 0.03}[kind]
     for i, s in enumerate(solids):
@@ -551,6 +552,41 @@ def _tyr_pieces(board: Board, position: dict, seed: int, looks: Looks) -> list[S
                  ("cell" if cell else "off", _key(cell), d.get("top")), looks)
         s.info["cell"] = cell
         s.info["cell_name"] = f"{cell[0]},{cell[1]}" if cell else None
+        out.append(s)
+    return out
+
+
+SEATS = {"south": (0.0, -1.0, 0.0), "north": (0.0, 1.0, 180.0), "east": (1.0, 0.0, 90.0),
+         "west": (-1.0, 0.0, -90.0)}  # direction from the board, card turn (degrees)
+
+
+def _dependency_cards(board: Board, position: dict, seed: int) -> list[Solid]:
+    """Each player's dependency card, face up on the table before their seat (Cubes)."""
+    players = position.get("players") or []
+    if not isinstance(players, list):
+        raise InvalidPosition("players", "expected a list of players")
+    out = []
+    for i, pl in enumerate(players):
+        if not isinstance(pl, dict):
+            raise InvalidPosition(f"players.{i}", "expected an object")
+        seat, dep = pl.get("seat"), pl.get("dependency")
+        if seat not in SEATS:
+            raise InvalidPosition(f"players.{i}.seat", f"unknown seat {seat!r}")
+        if dep is None:
+            continue
+        if dep not in pieces.PLAYER_COLOURS:
+            raise InvalidPosition(f"players.{i}.dependency", f"unknown colour {dep!r}")
+        jit = make_rng(seed, "card", seat, dep)
+        dx, dy, turn = SEATS[seat]
+        reach = board.spec.width / 2 + 60 + jit.normal(0, 6)
+        along = jit.normal(0, 35)
+        u = dx * reach - dy * along
+        v = dy * reach + dx * along
+        R = board.R @ rot_z(turn + jit.normal(0, 8))
+        s = pieces.card_solid(board.world(u, v, 0.0), R,
+                              pieces.dependency_card_texture(dep, jit))
+        s.footprint = None
+        s.info = {"piece": f"card:{seat}", "seat": seat, "dependency": dep, "player": i}
         out.append(s)
     return out
 
