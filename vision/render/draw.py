@@ -144,6 +144,12 @@ def _tex_corners(w: int, h: int) -> np.ndarray:
                     np.float32)
 
 
+def _px_per_mm(scene: Scene, cam: Camera) -> float:
+    """Image pixels per millimetre at the board's centre."""
+    depth = float(cam.to_camera(scene.target[None])[0, 2])
+    return cam.K[0, 0] / max(depth, 1.0)
+
+
 class Painter:
     def __init__(self, scene: Scene, cam: Camera):
         self.scene = scene
@@ -154,8 +160,19 @@ class Painter:
                                  interpolation=cv2.INTER_LINEAR)
         self.ids = np.zeros((self.H, self.W), np.int32)
         self.records: list[FaceRecord] = [FaceRecord(-3, None)]  # 0: the floor
-        depth = float(cam.to_camera(scene.target[None])[0, 2])
-        self.px_per_mm = cam.K[0, 0] / max(depth, 1.0)
+        self.px_per_mm = _px_per_mm(scene, cam)
+
+    @classmethod
+    def resume(cls, scene: Scene, cam: Camera, canvas, ids, records) -> Painter:
+        """A painter over a copy of an earlier render of the same scene and camera (the
+        scripted game draws hands over its cached static scene)."""
+        p = cls.__new__(cls)
+        p.scene, p.cam = scene, cam
+        p.W, p.H = cam.size
+        p.light = Lighting(scene, cam.center)
+        p.canvas, p.ids, p.records = canvas.copy(), ids.copy(), list(records)
+        p.px_per_mm = _px_per_mm(scene, cam)
+        return p
 
     # ----------------------------------------------------------------- faces
     def face(self, face: Face, solid: int) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from vision.render.camera import Camera, Distorter
-from vision.render.draw import Painter
+from vision.render.draw import Painter, Rendered
 from vision.render.effects import Effects, apply_effects, random_effects
 from vision.render.frame import RenderOptions, camera_for
 from vision.render.hands import draw_hands, hand_reach
@@ -182,15 +182,9 @@ class ScriptedGame:
             tip, seat = self._target(st.move)
             hands = (hand_reach(make_rng(self.seed, "hand", st.move), tip, seat, st.progress),)
         if hands:
-            p = Painter.__new__(Painter)
-            p.__dict__.update(scene=scene, cam=dist.canvas_camera, W=canvas.shape[1],
-                              H=canvas.shape[0], canvas=canvas.copy(), ids=ids.copy(),
-                              records=list(records))
-            p.light = _light(scene, dist)
-            p.px_per_mm = _px_per_mm(scene, dist)
+            p = Painter.resume(scene, dist.canvas_camera, canvas, ids, records)
             draw_hands(p, hands)
             canvas, ids, records = p.canvas, p.ids, p.records
-        from vision.render.draw import Rendered
         image = apply_effects(dist.apply(canvas), self.fx, make_rng(self.seed, "noise", i))
         stable = st.phase == "still" and st.since >= self.fps * 0.5
         extra = {"effects": self.fx.to_json(), "frame": i, "phase": st.phase,
@@ -201,13 +195,3 @@ class ScriptedGame:
         return Frame(i, self.start_time + i / self.fps, image, truth, st.position, st.phase,
                      stable)
 
-
-def _light(scene, dist):
-    from vision.render.draw import Lighting
-    return Lighting(scene, dist.canvas_camera.center)
-
-
-def _px_per_mm(scene, dist) -> float:
-    cam = dist.canvas_camera
-    depth = float(cam.to_camera(scene.target[None])[0, 2])
-    return cam.K[0, 0] / max(depth, 1.0)
