@@ -339,7 +339,14 @@ class Picamera2Source(FrameSource):
 
     def _grab(self):
         try:
-            request = self.cam.capture_request(flush=True)
+            if getattr(self, "_flush", True):
+                request = self.cam.capture_request(flush=True)
+            else:
+                request = self.cam.capture_request()
+        except TypeError:  # a picamera2 older than capture_request(flush=...)
+            self._flush = False
+            log.info("this picamera2 has no capture_request(flush=...); relying on queue=False")
+            return self._grab()
         except Exception as err:
             return None, f"frame {self.index + self.skipped} ({err})", {}
         try:

@@ -167,6 +167,20 @@ def test_picamera2_configuration_lock_and_lores_crop(monkeypatch):
     assert cam.calls[-2:] == ["stop", "close"]
 
 
+def test_picamera2_without_flush_falls_back_to_plain_capture(monkeypatch):
+    class OldPicamera2(FakePicamera2):
+        def capture_request(self):  # before picamera2 had flush=
+            self.calls.append(("capture", None))
+            return FakeRequest(self)
+
+    made = []
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(
+        Picamera2=lambda n: made.append(OldPicamera2(n)) or made[-1]))
+    with open_source(SourceConfig("picamera2", settle_s=0.0)) as src:
+        assert src.read() is not None and src.read() is not None
+    assert made[0].calls.count(("capture", None)) == 2 and src.skipped == 0
+
+
 def test_synthetic_source_takes_a_registered_factory():
     register_synthetic(lambda cfg: ((picture(i), f"ply {i}") for i in range(cfg.script)))
     try:
