@@ -71,16 +71,17 @@ def _cube(x, y, w, h, cube: Any, faces: bool) -> list[str]:
     return out
 
 
-def _stack(x, y, size, stack: Any, faces: bool, max_band: float) -> list[str]:
-    """A cell's stack, bottom cube at the bottom of the cell."""
+def _stack(x, y, w, h, stack: Any, faces: bool, max_band: float) -> list[str]:
+    """A cell's stack (w by h), bottom cube at the bottom of the cell, its height written
+    in the corner."""
     cubes = stack if isinstance(stack, list) else []
     out = []
     if cubes:
-        band = min(max_band, (size - 8) / len(cubes))
+        band = min(max_band, (h - 16) / len(cubes))
         for i, cube in enumerate(cubes):
-            out += _cube(x + 6, y + size - 4 - band * (i + 1), size - 12, band, cube, faces)
+            out += _cube(x + 6, y + h - 4 - band * (i + 1), w - 12, band, cube, faces)
         if len(cubes) > 1:
-            out.append(_text(x + size - 9, y + 9, len(cubes), size=11, extra='class="height"'))
+            out.append(_text(x + w - 9, y + 9, len(cubes), size=11, extra='class="height"'))
     return out
 
 
@@ -92,14 +93,14 @@ def _esoloe(pos: dict, game: str) -> str:
         for i, stack in enumerate(cells[:5]):
             x = 10 + i * size
             body.append(_rect(x, 10, size, size * 2, "#f7f1e3", extra=f'class="cell" data-i="{i}"'))
-            body += _stack(x, 10, size * 2, stack, faces, 24)
+            body += _stack(x, 10, size, size * 2, stack, faces, 24)
             body.append(_text(x + size / 2, size * 2 + 24, f"{i + 1}", size=12))
         return _svg(5 * size + 20, size * 2 + 36, body, "e-SOLO-e: five stacks, west to east")
     size, body = 90, []
     for i, stack in enumerate(cells[:9]):
         x, y = 10 + (i % 3) * size, 10 + (i // 3) * size
         body.append(_rect(x, y, size, size, "#f7f1e3", extra=f'class="cell" data-i="{i}"'))
-        body += _stack(x, y, size, stack, faces, 20)
+        body += _stack(x, y, size, size, stack, faces, 20)
     return _svg(3 * size + 20, 3 * size + 20, body, f"{game}: 3 by 3 stacks, north at the top")
 
 
@@ -181,12 +182,14 @@ def _cubes(pos: dict) -> str:
             body.append(_text(x + size / 2, y + size / 2, digit, size=15,
                               fill="#fff" if dark else INK))
     end = margin + 10 * size
-    where = {"north": (end / 2 + margin / 2, 13), "south": (end / 2 + margin / 2, end + 13),
-             "west": (13, end / 2 + margin / 2), "east": (end + 13, end / 2 + margin / 2)}
+    mid = end / 2 + margin / 2
+    where = {"north": (mid, 13, 0), "south": (mid, end + 13, 0),  # x, y, text rotation
+             "west": (13, mid, -90), "east": (end + 13, mid, 90)}
     for i, player in enumerate(pos.get("players") or []):
         if isinstance(player, dict) and player.get("seat") in where:
-            x, y = where[player["seat"]]
-            body.append(_text(x, y, f"{i + 1}: {player.get('colour', '?')}", size=11))
+            x, y, turn = where[player["seat"]]
+            body.append(_text(x, y, f"{i + 1}: {player.get('colour', '?')}", size=11,
+                              extra=f'transform="rotate({turn} {x} {y})"' if turn else ""))
     return _svg(end + margin, end + margin, body, "Cubes: 10 by 10 grid, north at the top")
 
 
