@@ -180,7 +180,8 @@ def test_the_module_runs_as_a_command_and_stops_on_sigterm():
     proc = subprocess.Popen(
         [sys.executable, "-m", "device.referee_service", "--listen",
          f"ipc://{tmp_path}/obs", "--publish", f"ipc://{tmp_path}/ev", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=Path(__file__).resolve().parents[2])
     try:
         deadline = time.monotonic() + 10
         while not (tmp_path / "ev").exists() and time.monotonic() < deadline:

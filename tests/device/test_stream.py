@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 import zmq
@@ -26,6 +27,7 @@ from device.stream import (
 )
 
 FAST = Heartbeat(ivl=100, timeout=400, ttl=400)
+REPO = Path(__file__).resolve().parents[2]
 
 
 def until(pub, sub, timeout=2.0):
@@ -121,7 +123,7 @@ PUBLISHER = textwrap.dedent("""
 
 def test_heartbeat_shows_a_dead_peer_within_a_bounded_time(ctx):
     proc = subprocess.Popen([sys.executable, "-c", PUBLISHER], stdout=subprocess.PIPE,
-                            cwd=os.getcwd(), text=True)
+                            cwd=REPO, text=True)
     try:
         endpoint = proc.stdout.readline().strip()
         sub = Subscriber(endpoint, ["t1"], ctx=ctx, heartbeat=FAST)
