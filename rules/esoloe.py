@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from abc import abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -369,7 +370,9 @@ class EsoloeState(State):
     @cached_property
     def compliant_exists(self) -> bool:
         """TicTacToe: can some cube be placed next to no identical top symbol?"""
-        return any(not self.game.touches_same(self, c, s)
+        game = self.game
+        assert isinstance(game, EsoloeTicTacToe)
+        return any(not game.touches_same(self, c, s)
                    for c, h in enumerate(self.position.heights) if h == 0 for s in SYMBOLS)
 
 
@@ -401,20 +404,22 @@ class EsoloeFamily(Game):
         player = placed % 2
         return player if counts[player] < self.allowance[player] else 1 - player
 
+    @abstractmethod
     def placement_problem(self, state: EsoloeState, cell: int, o: int | None) -> Illegal | None:
         """Where and how the mover's cube may go (orientation index ``o``)."""
-        raise NotImplementedError
 
+    @abstractmethod
+    def allowed(self, state: EsoloeState, cell: int) -> tuple[int | None, ...]:
+        """The orientations (None in 3andC) the player to move may place on ``cell``:
+        ``placement_problem`` for all of them at once."""
+
+    @abstractmethod
     def evaluate(self, state: EsoloeState) -> Outcome | None:
-        raise NotImplementedError
+        """The outcome after the last placement (see the game's rules document)."""
 
+    @abstractmethod
     def lines_made(self, state: EsoloeState) -> list[Line]:
         """The lines that count for the outcome (by game; see its rules document)."""
-        raise NotImplementedError
-
-    def touches_same(self, state: EsoloeState, cell: int, up: str) -> bool:
-        """TicTacToe's placement rule: is ``cell`` next to a cube with ``up`` on top?"""
-        return False
 
     # -- options and states -----------------------------------------------------------
     def resolve(self, options: Mapping[str, Any] | None) -> tuple[tuple, PointsBoard | None]:
@@ -588,11 +593,6 @@ class EsoloeFamily(Game):
             for o in self.allowed(state, cell):
                 yield self.place(p, cell, cube_set, o)
 
-    def allowed(self, state: EsoloeState, cell: int) -> tuple[int | None, ...]:
-        """The orientations (None in 3andC) the player to move may place on ``cell``:
-        ``placement_problem`` for all of them at once."""
-        raise NotImplementedError
-
     def why_illegal(self, state: EsoloeState, move: Move) -> Illegal | None:
         if not isinstance(move, Place) or (move.up is None) == self.symbols:
             form = "player:cell:UP/sideFACING" if self.symbols else "player:cell"
@@ -600,9 +600,12 @@ class EsoloeFamily(Game):
         if state.outcome() is not None:
             return Illegal("game-over", "The game is already over.", move.player)
         cell = self.grid.index.get(move.cell)
-        if cell is None or move.player not in PLAYERS:
-            return Illegal("no-such-cell", f"There is no cell {move.cell!r} or player "
-                           f"{move.player!r} in {self.title}.", None)
+        if cell is None:
+            return Illegal("no-such-cell", f"There is no cell {move.cell!r} in {self.title}.",
+                           move.player)
+        if move.player not in PLAYERS:
+            return Illegal("no-such-player", f"There is no player {move.player!r}; players "
+                           "are 0 and 1.")
         problem = self.player_problem(state, move.player)
         if problem is not None:
             return problem
@@ -912,6 +915,7 @@ class EsoloeTicTacToe(_Square):
     )
 
     def touches_same(self, state: EsoloeState, cell: int, up: str) -> bool:
+        """The placement rule: is ``cell`` next to a cube with ``up`` on top?"""
         cells = state.position.cells
         diagonal = state.option("adjacency") == "diagonal"
         return any(cells[n] and cells[n][-1].face(UP) == up

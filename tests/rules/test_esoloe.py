@@ -259,6 +259,8 @@ def test_illegal_moves_have_rule_ids():
     strip = GAME.initial_state({"cube-set": "strip"})
     assert strip.why_illegal(GAME.parse_move("0:a:S/gN")).rule == "impossible-orientation"
     assert strip.why_illegal(Place(0, "a")).rule == "wrong-move-form"
+    assert state.why_illegal(Place(1, "z", "sakura", "fuji", "south")).rule == "no-such-cell"
+    assert state.why_illegal(Place(7, "a", "sakura", "fuji", "south")).rule == "no-such-player"
     over = play(WINS[4][0]).state
     assert over.why_illegal(GAME.parse_move("0:a:S/fN")).rule == "game-over"
 
