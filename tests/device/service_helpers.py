@@ -42,8 +42,8 @@ def ipc_dir() -> str:
 
 
 @contextmanager
-def running_service(sockets: str, **overrides):
-    camera = Publisher(f"ipc://{sockets}/obs", heartbeat=FAST)
+def running_service(sockets: str, camera_curve=None, **overrides):
+    camera = Publisher(f"ipc://{sockets}/obs", heartbeat=FAST, curve=camera_curve)
     config = ServiceConfig(listen=[f"ipc://{sockets}/obs"], publish=f"ipc://{sockets}/ev",
                            web="127.0.0.1:0", heartbeat_ms=100, **overrides)
     out, stop, ready = io.StringIO(), threading.Event(), threading.Event()

@@ -130,6 +130,35 @@ def test_malformed_observations_are_refused_logged_and_the_service_goes_on(tmp_p
     assert "key 'position.cells.1'" in text
 
 
+def test_curve_from_camera_to_referee_to_display(tmp_path):
+    from device.stream import CurveClient, CurveServer, write_keypair
+
+    keys = tmp_path / "keys"
+    cam_allowed, ref_allowed = tmp_path / "camera-allowed", tmp_path / "referee-allowed"
+    cam_allowed.mkdir()
+    ref_allowed.mkdir()
+    _, camera_secret = write_keypair(keys, "camera")
+    referee_public, referee_secret = write_keypair(keys, "referee")
+    display_public, display_secret = write_keypair(keys, "display")
+    shutil.copy(referee_public, cam_allowed)
+    shutil.copy(display_public, ref_allowed)
+    sockets = ipc_dir()
+    with running_service(
+            sockets, camera_curve=CurveServer(camera_secret, cam_allowed),
+            curve_secret=str(referee_secret), camera_key=str(keys / "camera.key"),
+            curve_allowed=str(ref_allowed)) as run:
+        run.send(obs(1, "....."))
+        run.send(obs(2, "A...."))
+        assert run.wait_for(lambda: "plays @0" in run.out.getvalue())
+        display = Subscriber(f"ipc://{sockets}/ev", ["t1"], heartbeat=FAST,
+                             curve=CurveClient(display_secret, keys / "referee.key"))
+        try:
+            msg = display.recv(3.0)
+            assert msg is not None and msg.kind == "state" and msg.body["moves"][0]["move"] == "@0"
+        finally:
+            display.close()
+
+
 def test_setup_failures_are_one_line_and_status_2(tmp_path, capsys):
     cfg = ServiceConfig(listen=["ipc://" + str(tmp_path / "x")], curve_allowed=str(tmp_path))
     assert serve(cfg) == 2
