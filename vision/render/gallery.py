@@ -39,6 +39,26 @@ def sheet(game: str, mode: str, seed: int = 0) -> np.ndarray:
     return np.vstack(rows)
 
 
+def hands_sheet(seed: int = 0) -> np.ndarray:
+    """Frames of scripted games with a hand in the frame (reaching, placing, leaving)."""
+    from vision.render.script import ScriptedGame
+
+    tiles = []
+    for k, game in enumerate(("esoloe", "esoloe-tictactoe", "tyr", "neunfeld", "cubes",
+                              "esoloe")):
+        s = seed * 1000 + 900 + k
+        lo, hi = PLIES[game]
+        plies = (lo + hi) // 2
+        positions = [random_position(game, s, plies), random_position(game, s, plies + 1)]
+        script = ScriptedGame(game, positions, seed=s, fps=10,
+                              options=RenderOptions(camera_mode="any", max_distance=650.0))
+        phases = [i for i, st in enumerate(script.steps) if st.phase in ("reach", "hold")]
+        frame = script.frame(phases[int(len(phases) * (0.55 + 0.08 * k)) % len(phases)])
+        tiles.append(cv2.resize(frame.image, TILE, interpolation=cv2.INTER_AREA))
+    rows = [np.hstack(tiles[r * COLS:(r + 1) * COLS]) for r in range(ROWS)]
+    return np.vstack(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.render.gallery",
                                      description=__doc__)
@@ -53,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
             cv2.imwrite(str(path), sheet(game, mode, args.seed),
                         [cv2.IMWRITE_JPEG_QUALITY, 82])
             print(path, file=sys.stderr)
+    if set(args.games) == set(GAMES):
+        path = args.out / "hands.jpg"
+        cv2.imwrite(str(path), hands_sheet(args.seed), [cv2.IMWRITE_JPEG_QUALITY, 82])
+        print(path, file=sys.stderr)
     return 0
 
 

@@ -22,6 +22,10 @@ SLEEVES = [(0.55, 0.25, 0.12), (0.15, 0.15, 0.15), (0.75, 0.75, 0.75), (0.15, 0.
            (0.25, 0.45, 0.25), (0.60, 0.55, 0.50)]
 
 
+_MOTTLE = np.random.Generator(np.random.PCG64(7)).standard_normal((12, 12)).astype(
+    np.float32)  # a fixed, seedless pattern: same hands, same skin
+
+
 @dataclass(frozen=True)
 class Hand:
     tip: tuple[float, float, float]  # fingertips, world mm
@@ -54,8 +58,8 @@ class Hand:
             direction = d + side * off * 0.12 * self.spread
             end = base + direction * length * (1 - 0.3 * self.grip) - up * (16 + 20 * self.grip)
             out.append((base, end, 9.0, 7.5, "finger"))
-        thumb_base = wrist + d * 25 - side * 26
-        out.append((thumb_base, thumb_base + d * 45 - side * 30 - up * 14, 11.0, 8.0, "finger"))
+        thumb_base = wrist + d * 30 - side * 24
+        out.append((thumb_base, thumb_base + d * 40 - side * 14 - up * 12, 10.0, 8.0, "finger"))
         return out
 
 
@@ -167,8 +171,15 @@ def _draw_hand(p: Painter, hand: Hand) -> None:
         r = max(1.0, float(dist.max()))
         round_ = np.sqrt(np.clip(dist / r, 0, 1))
         base = np.asarray(hand.sleeve if part == "sleeve" else hand.skin, np.float32)
-        shade = (0.45 + 0.6 * round_)[..., None]
+        sheen = 0.0 if part == "sleeve" else 0.12
+        shade = (0.42 + 0.58 * round_ + sheen * round_ ** 8)[..., None]
         col = base[None, None] * tone[None, None] * shade
+        # skin and cloth are not flat colour: a faint mottle, redder in the creases
+        grain = cv2.resize(_MOTTLE, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+        col = col * (1 + 0.06 * grain)[..., None]
+        if part != "sleeve":
+            col = col * (1 - 0.12 * (1 - round_))[..., None] * np.array(
+                [0.92, 0.95, 1.05], np.float32)
         a_ = (m.astype(np.float32) / 255)[..., None]
         roi = p.canvas[y0:y1, x0:x1]
         roi *= 1 - a_
