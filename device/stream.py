@@ -58,6 +58,7 @@ log = logging.getLogger("tableref.stream")
 VERSION = 1
 KINDS = ("observation", "event", "state")
 MAX_MISSING = 4096  # seqs remembered as missing per topic (a longer gap is just a gap)
+MAX_PUMP = 1000  # subscriptions answered per pump() call
 
 
 class StreamError(RuntimeError):
@@ -281,7 +282,9 @@ class Publisher:
         the first); returns how many."""
         n = 0
         self.monitor.drain()
-        while self.sock.poll(int(timeout * 1000) if n == 0 else 0, zmq.POLLIN):
+        for i in range(MAX_PUMP):  # bounded: a flood of subscriptions cannot hold us here
+            if not self.sock.poll(int(timeout * 1000) if i == 0 else 0, zmq.POLLIN):
+                break
             msg = self.sock.recv()
             if msg[:1] == b"\x01":
                 self.subscriptions += 1
