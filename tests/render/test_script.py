@@ -48,3 +48,17 @@ def test_same_seed_same_frames():
     a = _game().frame(9)
     b = _game().frame(9)
     assert a.image.tobytes() == b.image.tobytes()
+
+
+def test_nudges_move_the_board_or_the_camera_between_moves():
+    positions = _positions() + [{"cells": [[], [], [{"player": 0, "faces": {"up": "fuji"}}],
+                                           [{"player": 1, "faces": {"up": "sakura"}}], []]}]
+    opt = RenderOptions(camera_mode="oblique", effects=Effects.clean(), distortion=False)
+    game = ScriptedGame("esoloe", positions, seed=8, fps=4, still_s=0.5, move_s=1.0,
+                        nudge=1.0, options=opt)
+    assert len(game.poses) == 3
+    first, last = game.frame(0).truth, game.frame(len(game) - 1).truth
+    moved = (first["board"]["corners"] != last["board"]["corners"])
+    assert moved
+    # within one pose nothing moves
+    assert game.frame(0).truth["board"]["corners"] == game.frame(1).truth["board"]["corners"]
