@@ -368,6 +368,11 @@ class EsoloeState(State):
         return self._outcome
 
     @cached_property
+    def memo(self) -> dict:
+        """Results the game works out on demand for this (immutable) state."""
+        return {}
+
+    @cached_property
     def compliant_exists(self) -> bool:
         """TicTacToe: can some cube be placed next to no identical top symbol?"""
         game = self.game
@@ -749,6 +754,18 @@ class Line:
     spots: tuple[tuple[int, int], ...]
 
 
+@dataclass(frozen=True)
+class _Need:
+    """A line a new cube completes when it shows ``symbol`` on ``face`` (None: any)."""
+
+    line: Line
+    face: int
+    symbol: str | None
+
+    def met_by(self, cube: Cube) -> bool:
+        return self.symbol is None or cube.face(self.face) == self.symbol
+
+
 def _violation(illegal: Illegal | None) -> Judgement:
     assert illegal is not None
     return Judgement(Judgement.VIOLATION, illegal=illegal)
@@ -784,12 +801,8 @@ class Esoloe(EsoloeFamily):
             return Illegal("blank-up", "A cube must be placed with a symbol on top, not a "
                            "blank face.", p)
         height = state.position.heights[cell]
-        if height < 3:
+        if height < 3 or (height == 3 and self._wins_on(state, cell, o)):
             return None
-        if height == 3:
-            cube = Cube(p, state.cube_set.orientations[o])
-            if self.win(state.placed(cell, cube)) is not None:
-                return None
         return Illegal("fourth-level", "Stacks are at most 3 cubes high; a cube may go on "
                        "the 4th level only when it wins the game.", p)
 
@@ -799,8 +812,16 @@ class Esoloe(EsoloeFamily):
             return state.cube_set.symbol_up
         if height > 3:
             return ()
-        return tuple(o for o in state.cube_set.symbol_up
-                     if self.placement_problem(state, cell, o) is None)
+        return tuple(o for o in state.cube_set.symbol_up if self._wins_on(state, cell, o))
+
+    def _wins_on(self, state: EsoloeState, cell: int, o: int) -> bool:
+        """Would the player to move win with orientation ``o`` on ``cell``?"""
+        key = ("needs", cell)
+        if key not in state.memo:
+            state.memo[key] = self._needs(state.position, cell, state.to_move)
+        cube = Cube(state.to_move, state.cube_set.orientations[o])
+        made = [n.line for n in state.memo[key] if n.met_by(cube)]
+        return bool(made) and self._verdict(state.placed(cell, cube), made) is not None
 
     def evaluate(self, state: EsoloeState) -> Outcome | None:
         won = self.win(state)
@@ -810,38 +831,53 @@ class Esoloe(EsoloeFamily):
             return Outcome((), "board-full")
         return None
 
-    def lines_made(self, state: EsoloeState) -> list[Line]:
-        """The lines through the cube placed last, in every view: four-colour-line (4
-        cubes of its colour), four-symbol-line (4 same symbols) and three-set (3 same
-        symbols with a majority of the mover's colour)."""
-        if state.last is None:
-            return []
-        cells = state.position.cells
-        new = (state.last, len(cells[state.last]) - 1)
-        mover = cells[new[0]][new[1]].player
+    def _needs(self, position: EsoloePosition, cell: int, mover: int) -> list[_Need]:
+        """Every line through the place a new cube of ``mover`` on ``cell`` takes, in
+        every view, that this cube can complete: four-colour-line (4 cubes of its
+        colour), four-symbol-line (4 same symbols) and three-set (3 same symbols with a
+        majority of the mover's colour), each with the face the new cube must show."""
+        cells = position.cells
+        heights = list(position.heights)
+        heights[cell] += 1
+        new = (cell, heights[cell] - 1)
         out = []
-        for view in _views(self.grid, state.position.heights):
+        for view in _views(self.grid, tuple(heights)):
             place = view.where.get(new)
             for k in (4, 3):
                 for line in _lines_through(view.shape, k).get(place, ()):
                     spots = tuple(view.at.get(q) for q in line)
                     if None in spots:
                         continue
-                    cubes = [cells[c][lv] for c, lv in spots]
-                    symbol = _same_symbol([q.face(view.face) for q in cubes])
-                    if k == 4 and all(q.player == mover for q in cubes):
-                        out.append(Line(view.name, "four-colour-line", spots))
-                    if k == 4 and symbol:
-                        out.append(Line(view.name, "four-symbol-line", spots))
-                    if k == 3 and symbol and sum(q.player == mover for q in cubes) >= 2:
-                        out.append(Line(view.name, "three-set", spots))
+                    others = [cells[c][lv] for c, lv in spots if (c, lv) != new]
+                    mine = sum(q.player == mover for q in others) + 1
+                    faces = {q.face(view.face) for q in others}
+                    symbol = faces.pop() if len(faces) == 1 else None
+                    if k == 4 and mine == 4:
+                        out.append(_Need(Line(view.name, "four-colour-line", spots), view.face,
+                                         None))
+                    if symbol in SYMBOLS and (k == 4 or mine >= 2):
+                        kind = "four-symbol-line" if k == 4 else "three-set"
+                        out.append(_Need(Line(view.name, kind, spots), view.face, symbol))
         return out
+
+    def lines_made(self, state: EsoloeState) -> list[Line]:
+        """The lines the cube placed last made, in every view (see ``_needs``)."""
+        if state.last is None:
+            return []
+        cells = list(state.position.cells)
+        cube = cells[state.last][-1]
+        cells[state.last] = cells[state.last][:-1]
+        needs = self._needs(EsoloePosition(tuple(cells)), state.last, cube.player)
+        return [n.line for n in needs if n.met_by(cube)]
 
     def win(self, state: EsoloeState) -> Outcome | None:
         """The win the last placement made, if any (see docs/rules/esoloe.md)."""
-        kinds = [line.kind for line in self.lines_made(state)]
-        if not kinds:
-            return None
+        made = self.lines_made(state)
+        return self._verdict(state, made) if made else None
+
+    def _verdict(self, state: EsoloeState, made: list[Line]) -> Outcome | None:
+        """The outcome of the lines ``made`` by the last placement of ``state``."""
+        kinds = [line.kind for line in made]
         cells = state.position.cells
         mover = cells[state.last][-1].player
         for kind in ("four-colour-line", "four-symbol-line"):
