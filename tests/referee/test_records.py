@@ -224,6 +224,7 @@ def test_sigkill_mid_game_and_restart_loses_no_move(tmp_path):
     wait_for_moves(3)
     write(game[6:])
     wait_for_moves(4)
+    time.sleep(1.0)  # the referee records a move before it prints its events
     second.send_signal(signal.SIGINT)
     out, err = second.communicate(timeout=10)
     assert second.returncode == 0, err
