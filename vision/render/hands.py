@@ -51,7 +51,9 @@ class Hand:
         wrist = knuckle - d * 85 + up * 20
         elbow = wrist - d * 250 + up * 80
         out = [(sh, elbow, 40.0, 34.0, "sleeve"), (elbow, wrist, 31.0, 24.0, "arm")]
-        out.append((wrist, knuckle, 30.0, 34.0, "palm"))
+        for off in (-1, 1):  # a palm is wide and flat: two capsules side by side
+            out.append((wrist + side * off * 9, knuckle + side * off * 17, 20.0, 20.0,
+                        "palm"))
         for k, off in enumerate((-1.5, -0.5, 0.5, 1.5)):
             base = knuckle + side * off * 17
             length = (62, 72, 70, 56)[k]
