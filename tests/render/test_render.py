@@ -161,3 +161,24 @@ def test_unknown_die_top_beside_the_board_is_drawn_from_the_seed():
     _, truth = render_scene("tyr", pos, 5, options=RenderOptions(size=(320, 180)))
     tops = {p["colour"]: p["top"] for p in truth["pieces"]}
     assert tops["red"] == 9 and tops["blue"] in BY_COLOUR["blue"].faces
+
+
+def test_same_bytes_in_another_process():
+    # nothing may depend on Python's per-process string hashing or on the time
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    code = ("import hashlib, sys; from vision.render.frame import render_scene; "
+            "img, _ = render_scene('neunfeld', {'pawns': [2, 9], 'dice': {"
+            "'blue': {'top': 7, 'holder': 0}, 'red': {'top': 5, 'holder': 1}, "
+            "'black': {'top': 6, 'holder': 1}}}, 12); "
+            "sys.stdout.write(hashlib.sha256(img.tobytes()).hexdigest())")
+    env = dict(os.environ, PYTHONHASHSEED="12345")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    img, _ = render_scene("neunfeld", {"pawns": [2, 9], "dice": {
+        "blue": {"top": 7, "holder": 0}, "red": {"top": 5, "holder": 1},
+        "black": {"top": 6, "holder": 1}}}, 12)
+    assert out == hashlib.sha256(img.tobytes()).hexdigest()

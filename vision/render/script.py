@@ -155,7 +155,7 @@ class ScriptedGame:
                 return out
 
             pa, pb = pieces(a), pieces(b)
-            changed = [k for k in set(pa) | set(pb)
+            changed = [k for k in sorted(set(pa) | set(pb))
                        if pa.get(k, (None, None))[:2] != pb.get(k, (None, None))[:2]]
             if changed:
                 pts = [(pb.get(k) or pa.get(k)) for k in changed]
