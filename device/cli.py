@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "keys": ("device.keys_cmd", "make a CURVE key pair for encrypted, authenticated streaming"),
     "render": ("device.render_cmd", "render a synthetic photo of a game with its ground truth"),
     "dataset": ("device.dataset_cmd", "write labelled synthetic training crops or frames"),
+    "observe": ("device.observe_cmd", "read camera images into observations (JSONL)"),
 }
 
 

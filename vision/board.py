@@ -1,0 +1,292 @@
+"""Board localisation without markers: the four corners of the board's top face.
+
+Steps (``find_board``):
+
+1. At reduced resolution (``FIND_WIDTH`` pixels wide), score every pixel by how much it
+   looks like the board's top material (``material_score``: glazed ceramic is bright and
+   unsaturated), threshold with Otsu, close small gaps (field lines, pieces' shadows).
+2. Every outer contour whose convex hull reduces to a plausible convex quadrilateral
+   (area, fill, side ratio within what the board's aspect allows under perspective) is a
+   candidate; the largest well-filled one wins.
+3. At full resolution, each side is refined: along the side's normal the strongest
+   brightness step nearest the inside is found on many short profiles (sub-pixel by a
+   parabola through the gradient peak), a line is fitted to them (``cv2.fitLine``,
+   Huber), and adjacent lines intersect in the sub-pixel corners.
+4. The corners are named: the board's long sides run east-west (aspect ratio); of the
+   two candidates the south side is the one nearer the image bottom (the camera stands
+   on the south side). Square boards take the side nearest the image bottom as south.
+
+Sizes come from the renderer's board specification (``vision.render.scene.board_spec``),
+the one source of the games' board geometry; nothing is rendered at run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+FIND_WIDTH = 640  # pixels; finding works on a frame scaled to this width
+CORNER_NAMES = ("nw", "ne", "se", "sw")
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """A game's board in millimetres: board frame origin at the centre, u east, v north."""
+
+    game: str
+    material: str
+    width: float
+    depth: float
+    thickness: float
+    cells: tuple[tuple[str, float, float, float], ...]  # (name, u, v, half side)
+
+    @property
+    def aspect(self) -> float:
+        return max(self.width, self.depth) / min(self.width, self.depth)
+
+    def corners_mm(self) -> np.ndarray:
+        """Top face corners (u, v) in the order nw, ne, se, sw."""
+        w, d = self.width / 2, self.depth / 2
+        return np.array([(-w, d), (w, d), (w, -d), (-w, -d)], np.float64)
+
+
+def geometry(game: str) -> Geometry:
+    """The board geometry of ``game`` (raises ``InvalidPosition`` for an unknown game)."""
+    from vision.render.scene import board_spec
+
+    s = board_spec(game)
+    return Geometry(game, s.material, s.width, s.depth, s.thickness,
+                    tuple((c.name, c.u, c.v, c.half) for c in s.cells))
+
+
+@dataclass(frozen=True)
+class BoardFix:
+    corners: np.ndarray  # (4, 2) float64 image px of the top face: nw, ne, se, sw
+    coarse: np.ndarray  # the same before refinement
+
+    def to_json(self) -> dict:
+        return {n: [round(float(x), 3), round(float(y), 3)]
+                for n, (x, y) in zip(CORNER_NAMES, self.corners, strict=True)}
+
+
+def material_score(image: np.ndarray, material: str) -> np.ndarray:
+    """uint8 image: high where a pixel looks like the board top's material."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    v = hsv[..., 2].astype(np.int16)
+    s = hsv[..., 1].astype(np.int16)
+    # white glaze: bright, unsaturated; leather and card: brightness counts more
+    score = v - s if material == "ceramic" else v - s // 2
+    return np.clip(score, 0, 255).astype(np.uint8)
+
+
+def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
+    perimeter = cv2.arcLength(hull, True)
+    for frac in (0.01, 0.02, 0.03, 0.05, 0.08):
+        approx = cv2.approxPolyDP(hull, frac * perimeter, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float64)
+        if len(approx) < 4:
+            break
+    return None
+
+
+def _plausible(quad: np.ndarray, contour_area: float, geom: Geometry, frame_area: float):
+    """A score (bigger is better) or None when the quad cannot be the board."""
+    area = cv2.contourArea(quad.astype(np.float32))
+    if area < frame_area * 0.002 or area > frame_area * 0.8:
+        return None
+    if not cv2.isContourConvex(quad.astype(np.float32)):
+        return None
+    fill = contour_area / area
+    if fill < 0.75:
+        return None
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    a = (sides[0] + sides[2]) / 2
+    b = (sides[1] + sides[3]) / 2
+    ratio = max(a, b) / max(min(a, b), 1e-6)
+    # perspective foreshortens one direction by up to ~1/cos(65 deg)
+    if ratio > geom.aspect * 2.6 or ratio < geom.aspect / 2.6:
+        return None
+    return area * fill
+
+
+def _candidate_masks(small: np.ndarray, geom: Geometry):
+    """Binary masks whose regions may be the board top: the regions that Canny edges
+    enclose, at a few thresholds."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    for lo in (12, 24, 48):
+        edges = cv2.dilate(cv2.Canny(grey, lo, lo * 2.5), np.ones((3, 3), np.uint8))
+        yield cv2.bitwise_not(edges)
+
+
+def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
+    """Share of points along the quad's sides that lie on a strong gradient."""
+    pts = []
+    for i in range(4):
+        p, q = quad[i], quad[(i + 1) % 4]
+        t = np.linspace(0.05, 0.95, 24)[:, None]
+        pts.append(p + (q - p) * t)
+    pts = np.concatenate(pts).round().astype(int)
+    h, w = grad.shape
+    inside = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
+    pts = pts[inside]
+    if len(pts) == 0:
+        return 0.0
+    return float(np.mean(grad[pts[:, 1], pts[:, 0]] > 0.25))
+
+
+def coarse_quad(image: np.ndarray, geom: Geometry) -> np.ndarray | None:
+    """The board's quadrilateral (4, 2) in full-resolution px, unordered corners."""
+    h, w = image.shape[:2]
+    scale = FIND_WIDTH / w
+    small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    grad = cv2.dilate(cv2.magnitude(gx, gy), np.ones((5, 5), np.uint8))
+    grad /= max(float(np.percentile(grad, 99)), 1e-6)
+    frame_area = float(grey.shape[0] * grey.shape[1])
+    best, best_score = None, 0.0
+    for mask in _candidate_masks(small, geom):
+        contours, _ = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            c_area = cv2.contourArea(contour)
+            if c_area < frame_area * 0.002 or c_area > frame_area * 0.8:
+                continue
+            quad = _quad_from_hull(cv2.convexHull(contour))
+            if quad is None:
+                continue
+            s = _plausible(quad, c_area, geom, frame_area)
+            if s is None:
+                continue
+            support = _edge_support(grad, quad)
+            if support < 0.7:
+                continue
+            s *= support
+            if s > best_score:
+                best, best_score = quad, s
+    if best is None:
+        return None
+    return (best + 0.5) / scale - 0.5
+
+
+def _first_step(prof: np.ndarray, drop: np.ndarray) -> float:
+    """Offset (in samples, sub-pixel) of the innermost strong fall whose outside stays
+    dark: the board top's edge, not a thin field line painted on it; NaN when none."""
+    top = float(drop.max())
+    if top < 4.0:
+        return np.nan
+    for k in range(1, len(drop) - 1):
+        if drop[k] < 0.5 * top or drop[k] < drop[k - 1] or drop[k] < drop[k + 1]:
+            continue
+        beyond = prof[k + 2:k + 6]
+        if len(beyond) and beyond.max() > (prof[k] + prof[k + 1]) / 2:
+            continue  # brightness comes back: a line on the top, not its edge
+        g0, g1, g2 = drop[k - 1], drop[k], drop[k + 1]
+        denom = g0 - 2 * g1 + g2
+        sub = 0.5 * (g0 - g2) / denom if abs(denom) > 1e-6 else 0.0
+        return k + 0.5 + float(np.clip(sub, -0.5, 0.5))
+    return np.nan
+
+
+def _edge_points(grey: np.ndarray, p: np.ndarray, q: np.ndarray, inside: np.ndarray,
+                 reach: float) -> np.ndarray:
+    """Sub-pixel points of the strongest step across the side p-q (profiles along its
+    normal, from ``reach`` px inside to ``reach`` px outside)."""
+    d = q - p
+    length = float(np.linalg.norm(d))
+    d /= max(length, 1e-9)
+    n = np.array([-d[1], d[0]])
+    if np.dot(inside - (p + q) / 2, n) > 0:
+        n = -n  # n points outward
+    count = int(np.clip(length / 4, 8, 80))
+    t = np.linspace(0.12, 0.88, count) * length
+    offsets = np.arange(-reach, reach + 1, 1.0)
+    xs = p[0] + d[0] * t[:, None] + n[0] * offsets[None, :]
+    ys = p[1] + d[1] * t[:, None] + n[1] * offsets[None, :]
+    prof = cv2.remap(grey, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR)
+    drop = prof[:, :-1] - prof[:, 1:]  # outward fall in brightness between k and k + 1
+    off = np.full(len(prof), np.nan)
+    for i in range(len(prof)):
+        off[i] = _first_step(prof[i], drop[i])
+    strong = ~np.isnan(off)
+    off = offsets[0] + np.nan_to_num(off)
+    pts = np.stack([p[0] + d[0] * t + n[0] * off, p[1] + d[1] * t + n[1] * off], axis=1)
+    return pts[strong]
+
+
+def _intersect(l1, l2) -> np.ndarray | None:
+    (vx1, vy1, x1, y1), (vx2, vy2, x2, y2) = l1, l2
+    a = np.array([[vx1, -vx2], [vy1, -vy2]], np.float64)
+    if abs(np.linalg.det(a)) < 1e-6:
+        return None
+    s, _ = np.linalg.solve(a, np.array([x2 - x1, y2 - y1], np.float64))
+    return np.array([x1 + s * vx1, y1 + s * vy1])
+
+
+def _refine_once(grey: np.ndarray, quad: np.ndarray, reach: float) -> np.ndarray:
+    centre = quad.mean(axis=0)
+    lines = []
+    for i in range(4):
+        p, q = quad[i], quad[(i + 1) % 4]
+        pts = _edge_points(grey, p.copy(), q.copy(), centre, reach)
+        if len(pts) < 5:  # no edge seen: keep the side as it was
+            pts = np.stack([p, q])
+        lines.append(cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
+                     .reshape(4).astype(np.float64))
+    out = quad.copy()
+    for i in range(4):
+        c = _intersect(lines[i - 1], lines[i])
+        if c is not None and np.linalg.norm(c - quad[i]) <= 3 * reach:
+            out[i] = c
+    return out
+
+
+def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
+    """Corners refined by fitting a line to each side's brightness step, full resolution:
+    a wide search first, then a narrow one around the first fit."""
+    grey = cv2.GaussianBlur(material_score(image, geom.material), (3, 3), 0).astype(np.float32)
+    span = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
+    reach = float(np.clip(span * 0.08, 6, 24))
+    quad = _refine_once(grey, quad, reach)
+    return _refine_once(grey, quad, 4.0)
+
+
+def name_corners(quad: np.ndarray, geom: Geometry) -> np.ndarray:
+    """Order the quad's corners nw, ne, se, sw (image y grows downward)."""
+    centre = quad.mean(axis=0)
+    ang = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    quad = quad[np.argsort(ang)]  # clockwise on screen (y down)
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)  # side i: i -> i+1
+    long_first = sides[0] + sides[2] >= sides[1] + sides[3]
+    wide = geom.width >= geom.depth
+    # candidate south sides: those that run east-west
+    if geom.width == geom.depth:
+        candidates = [0, 1, 2, 3]
+    else:
+        candidates = [0, 2] if long_first == wide else [1, 3]
+    mids = [(quad[i] + quad[(i + 1) % 4]) / 2 for i in range(4)]
+    south = max(candidates, key=lambda i: mids[i][1])
+    # clockwise on screen from the south side's first corner: south side runs east->west
+    # seen from the camera?  Screen-clockwise along the south (bottom) edge goes right to
+    # left, i.e. se -> sw; then nw, ne.
+    order = [(south + k) % 4 for k in range(4)]  # se, sw, nw, ne
+    se, sw, nw, ne = (quad[i] for i in order)
+    return np.array([nw, ne, se, sw])
+
+
+def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
+    """The board's top-face corners in ``image`` (BGR uint8), or None when none is seen."""
+    quad = coarse_quad(image, geom)
+    if quad is None:
+        return None
+    quad = name_corners(quad, geom)
+    return BoardFix(refine(image, quad, geom), quad)
+
+
+def homography(fix: BoardFix, geom: Geometry) -> np.ndarray:
+    """3x3 homography from board-top millimetres (u east, v north) to image px."""
+    return cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
+                                       fix.corners.astype(np.float32)).astype(np.float64)
