@@ -25,6 +25,9 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+gallery: $(STAMP)
+	$(BIN)/python -m vision.render.gallery
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
