@@ -107,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.flush()
     except KeyboardInterrupt:
         pass  # the way to stop --follow
+    except BrokenPipeError:
+        raise  # the reader of our output went away (``| head``): tableref's main handles it
     except OSError as err:
         print(f"tableref referee: cannot read {name}: {err.strerror or err}", file=sys.stderr)
         return 2

@@ -149,3 +149,21 @@ def test_fuzz_never_a_traceback(lines):
     done = tableref("referee", "--replay", "-", "--json", stdin=b"\n".join(lines))
     assert done.returncode in (0, 1, 2)
     assert b"Traceback" not in done.stderr
+
+
+def test_a_reader_that_goes_away_is_not_an_error():
+    """``tableref referee ... | head -1``: no traceback, no "cannot read"."""
+    import subprocess
+    import sys
+
+    from tests.referee.cli import REPO
+
+    path = Path(__file__).parent / "games" / "neunfeld-example.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "device.cli", "referee", "--replay", str(path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    assert proc.stdout.readline().startswith(b"ply 1")
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=30) == 0
+    assert b"Traceback" not in err and b"cannot read" not in err
