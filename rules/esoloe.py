@@ -556,7 +556,7 @@ class EsoloeFamily(Game):
                 live = [s for s in reach(before) if s.outcome() is None]
                 if not live:
                     continue
-                move, _ = self.explain(live[0], c, cells[c][h - 1])
+                move, _, _ = self.explain(live[0], c, cells[c][h - 1])
                 if move is not None:
                     out.append(live[0].placed(c, cells[c][h - 1]))
             memo[heights] = out
@@ -634,29 +634,41 @@ class EsoloeFamily(Game):
                 f"It is player {state.to_move}'s turn, not player {player}'s."), player)
         return None
 
-    def explain(self, state: EsoloeState, cell: int, cube: Cube) -> tuple[Place | None,
-                                                                           Illegal | None]:
-        """The legal move that puts ``cube`` (faces maybe partly unknown) on ``cell``
-        (the first in the canonical move order when several fit), else why none does."""
+    def explain(self, state: EsoloeState, cell: int, cube: Cube) -> tuple[
+            Place | None, Illegal | None, Cube | None]:
+        """How ``cube`` (faces maybe partly unknown) came onto ``cell``: (move, None,
+        known) or (None, why not, None).
+
+        When unknown faces let several legal orientations fit, the move is the first in
+        the canonical move order and ``known`` keeps only the faces they all share, so
+        that no line is built on a guess.
+        """
         problem = self.player_problem(state, cube.player)
         if problem is not None:
-            return None, problem
+            return None, problem, None
         if not self.symbols:
             problem = self.placement_problem(state, cell, None)
-            return (None, problem) if problem else (self.place(cube.player, cell, None, None),
-                                                    None)
+            if problem is not None:
+                return None, problem, None
+            return self.place(cube.player, cell, None, None), None, Cube(cube.player, None)
         cube_set = state.cube_set
         fits = cube_set.matching(cube.faces)
         if not fits:
             return None, Illegal("impossible-cube", (
-                f"That cube cannot exist: {cube_set.why_impossible(cube.faces)}."), cube.player)
-        first = None
+                f"That cube cannot exist: {cube_set.why_impossible(cube.faces)}."),
+                cube.player), None
+        legal, first = [], None
         for o in fits:
             problem = self.placement_problem(state, cell, o)
             if problem is None:
-                return self.place(cube.player, cell, cube_set, o), None
+                legal.append(cube_set.orientations[o])
             first = first or problem
-        return None, first
+        if not legal:
+            return None, first, None
+        known = tuple(legal[0][d] if all(f[d] == legal[0][d] for f in legal) else None
+                      for d in range(6))
+        return (self.place(cube.player, cell, cube_set, cube_set.orientations.index(legal[0])),
+                None, Cube(cube.player, known))
 
     # -- judging ----------------------------------------------------------------------
     def judge(self, state: EsoloeState, observed: Position) -> Judgement:
@@ -688,10 +700,13 @@ class EsoloeFamily(Game):
             return _violation(self.player_problem(state, cube.player) if none_left else Illegal(
                 "game-over", "The game is already over; no more cubes are placed.",
                 cube.player))
-        move, problem = self.explain(state, cell, cube)
+        move, problem, known = self.explain(state, cell, cube)
         if move is None:
             return _violation(problem)
-        return Judgement(Judgement.MOVES, (move,), state._apply(move))
+        after = state.placed(cell, known)
+        if state.position.heights[cell] >= 3 and after.outcome() is None:
+            after = state._apply(move)  # a 4th level is legal only as a win: take the move's
+        return Judgement(Judgement.MOVES, (move,), after)
 
     def _disturbed(self, state: EsoloeState, observed: EsoloePosition, broken: list[int],
                    actor: int | None) -> Illegal:
@@ -990,7 +1005,8 @@ class EsoloeTicTacToe(_Square):
         if made:
             cells = state.position.cells
             mover = cells[state.last][-1].player
-            line = made[0]
+            order = ("three-colour-line", "three-symbol-line", "side-view-line")
+            line = min(made, key=lambda found: order.index(found.kind))
             if line.kind == "three-colour-line":
                 return Outcome((cells[line.spots[0][0]][0].player,), line.kind)
             return Outcome((mover,), line.kind)

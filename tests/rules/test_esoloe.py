@@ -314,11 +314,34 @@ def test_judge_same_and_moves_with_unknown_faces():
     verdict = GAME.judge(state, _seen(state, "a", new))
     assert verdict.kind == Judgement.MOVES
     assert [str(m) for m in verdict.moves] == ["1:a:S/fN"]
-    assert verdict.state == state.apply(verdict.moves[0])
+    # the state keeps what all four share (sakura up, blank down), not the guess
+    assert verdict.state.position.cells[0] == (Cube(1, ("sakura", "blank") + (None,) * 4),)
+    assert verdict.state.last == 0 and verdict.state.turn == 0
+    # so a later, clearer look at the same cube is no violation
+    clear = _seen(state, "a", cube(1, "S/fW"))
+    assert GAME.judge(verdict.state, clear).kind == Judgement.SAME
     # a cube no corner cube can be (the mirror set's) is named
     mirror = cube(1, "S/fS", "corner-mirror")
     verdict = GAME.judge(state, _seen(state, "a", mirror))
     assert verdict.illegal.rule == "impossible-cube"
+
+
+def test_a_camera_that_sees_only_colours_makes_no_symbol_wins():
+    """The rules' two-set example, seen with every face unknown: three legal moves,
+    but no win is built on guessed faces."""
+    board = play("0:a:F/sS 1:b:F/sS 0:c:F/sS")
+    assert board.outcome() is not None
+    state = GAME.initial_state()
+    for move in board.move_stack:
+        cell = "abcde".index(move.cell)
+        blind = Cube(move.player, (None,) * 6)
+        verdict = GAME.judge(state, _seen(state, move.cell, blind))
+        assert verdict.kind == Judgement.MOVES and verdict.moves[0].cell == move.cell
+        state = verdict.state
+        # a symbol is up, so the face down is blank; nothing else is known
+        assert state.position.cells[cell][-1] == Cube(move.player, (None, "blank") + (None,) * 4)
+    assert state.outcome() is None
+    assert GAME.judge(state, board.position).kind == Judgement.SAME
 
 
 def test_judging_is_fast():
