@@ -6,8 +6,8 @@ homography and the camera pose (``vision.grid``), then per field:
 - occupancy: the field's centre, rectified on the board plane, compared with the board
   top's own look (the glaze's brightness-minus-saturation score measured on the margin
   outside the fields): a cube's wood is darker and more saturated than glaze;
-- the top cube's colour (player): natural wood or green stain, by hue, on the crop of the
-  plane one cube up;
+- the top cube's colour (player): natural wood or green stain, by the green-red axis of
+  Lab on the crop of the plane one cube up;
 - faces: read by the ``symbol`` model when ``models/symbol.onnx`` exists; until then every
   face is null (never a guess).
 
@@ -32,6 +32,7 @@ FRAME_SIZE = (1280, 720)
 CUBE_MM = 18.0  # vision.render.pieces.CUBE_MM, the publisher's size
 OCCUPIED_BELOW = 0.72  # field score / margin score under which a field holds a cube
 HEIGHT_CONFIDENCE = 0.5
+GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
 DIRECTIONS = ("up", "down", "north", "south", "east", "west")
 
 
@@ -39,32 +40,34 @@ class ObserveError(ValueError):
     """The frame cannot be turned into an observation; the message is one line."""
 
 
-def _margin_reference(image: np.ndarray, H: np.ndarray, geom: Geometry) -> float:
-    """Median material score of the board top outside the fields."""
+def _margin_reference(image: np.ndarray, H: np.ndarray, geom: Geometry) -> tuple[float, float]:
+    """The board top's look outside the fields: median material score and median Lab a
+    (the glaze is white, so its a measures the white-balance error)."""
     ppm = 2.0
     w, d = geom.width, geom.depth
-    score = material_score(rectify(image, H, geom, ppm), geom.material)
-    mask = np.zeros(score.shape, np.uint8)
+    top = rectify(image, H, geom, ppm)
+    score = material_score(top, geom.material)
+    mask = np.zeros(score.shape, bool)
     inset = int(round(2.5 * ppm))
-    mask[inset:-inset, inset:-inset] = 1
+    mask[inset:-inset, inset:-inset] = True
     for _, u, v, half in geom.cells:
         h = half + 2.0
         x0, x1 = int((u - h + w / 2) * ppm), int((u + h + w / 2) * ppm)
         y0, y1 = int((d / 2 - v - h) * ppm), int((d / 2 - v + h) * ppm)
-        mask[max(y0, 0):y1, max(x0, 0):x1] = 0
-    values = score[mask > 0]
-    return float(np.median(values)) if values.size else float(np.median(score))
+        mask[max(y0, 0):y1, max(x0, 0):x1] = False
+    if not mask.any():
+        mask[:] = True
+    a = cv2.cvtColor(top, cv2.COLOR_BGR2Lab)[..., 1]
+    return float(np.median(score[mask])), float(np.median(a[mask]))
 
 
-def _player(crop: np.ndarray) -> tuple[int, float]:
-    """(player, confidence) of a cube top: 1 for green stain, 0 for natural wood."""
-    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float64)
-    hue, sat = hsv[:, 0], hsv[:, 1]
-    coloured = sat > 40
-    if not coloured.any():
-        return 0, 0.5
-    green = float(np.mean((hue[coloured] > 30) & (hue[coloured] < 95)))
-    return (1, green) if green >= 0.5 else (0, 1.0 - green)
+def _player(crop: np.ndarray, glaze_a: float) -> tuple[int, float]:
+    """(player, confidence) of a cube top: 1 for green stain, 0 for natural wood, by the
+    median of Lab's green-red axis relative to the white glaze's (measured on renders:
+    natural wood above ``GREEN_BELOW_A``, green stain below)."""
+    a = float(np.median(cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)[..., 1])) - glaze_a
+    conf = float(np.clip(0.5 + abs(a - GREEN_BELOW_A) / 12.0, 0.5, 1.0))
+    return (1, conf) if a < GREEN_BELOW_A else (0, conf)
 
 
 def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
@@ -78,7 +81,8 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         K, dist = calibration["K"], calibration.get("dist")
     pose = board_pose(fix, geom, size, K, dist)
     H_cube = pose.plane_homography(CUBE_MM)
-    reference = max(_margin_reference(image, H, geom), 1.0)
+    reference, glaze_a = _margin_reference(image, H, geom)
+    reference = max(reference, 1.0)
     out = []
     for _, u, v, half in geom.cells:
         crop = square_crop(image, H, u, v, half * 0.6, 16)
@@ -88,7 +92,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         conf = float(np.clip(0.5 + abs(ratio - OCCUPIED_BELOW) * 2.0, 0.5, 1.0))
         field = {"occupied": occupied, "confidence": conf}
         if occupied:
-            player, pconf = _player(square_crop(image, H_cube, u, v, CUBE_MM * 0.35, 16))
+            player, pconf = _player(square_crop(image, H_cube, u, v, CUBE_MM * 0.35, 16), glaze_a)
             field.update(player=player, player_confidence=pconf)
         out.append(field)
     return out

@@ -1,0 +1,100 @@
+"""Frame -> observation, and ``tableref observe``'s handling of bad input."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from device.cli import main
+from rules.registry import get_game
+from vision.observe import ObserveError, observe
+from vision.render.frame import RenderOptions, render_scene
+
+GAME = "esoloe-tictactoe"
+
+
+def _cube(player, up):
+    return {"player": player, "faces": {"up": up, "down": None, "north": None, "south": None,
+                                        "east": None, "west": None}}
+
+
+POSITION = {"cells": [[_cube(0, "sakura")], [], [], [], [_cube(1, "fuji")], [], [], [],
+                      [_cube(0, "geisha")]]}
+
+
+@pytest.fixture(scope="module")
+def frame():
+    image, truth = render_scene(GAME, POSITION, 101,
+                                options=RenderOptions(camera_mode="overhead"))
+    return image
+
+
+def test_observation_reads_occupancy_and_colour(frame):
+    obs = observe(frame, GAME, seq=3, time=12.5)
+    assert obs["schema"] == "tableref/observation/1" and obs["seq"] == 3
+    get_game(GAME).position_from_json(obs["position"])  # a valid position for the rules
+    cells = obs["position"]["cells"]
+    assert [bool(c) for c in cells] == [bool(c) for c in POSITION["cells"]]
+    assert [c[0]["player"] for c in cells if c] == [0, 1, 0]
+    for stack in cells:
+        for cube in stack:
+            assert set(cube["faces"].values()) == {None}  # no symbol model: never a guess
+    element = [u["confidence"] for u in obs["uncertain"]]
+    assert obs["confidence"] == pytest.approx(min(element), abs=1e-4)
+    for u in obs["uncertain"]:
+        assert u["path"].split(".")[0] == "cells" and int(u["path"].split(".")[1]) < 9
+
+
+@pytest.mark.parametrize("image, message", [
+    (np.zeros((720, 1280, 3), np.uint8), "blank"),
+    (np.zeros((100, 100, 3), np.uint8), "wrong size 100x100"),
+    (np.zeros((720, 1280), np.uint8), "not a colour"),
+])
+def test_bad_frames(image, message):
+    with pytest.raises(ObserveError, match=message):
+        observe(image, GAME)
+
+
+def test_no_board_in_view():
+    rng = np.random.default_rng(2)
+    image = np.full((720, 1280, 3), (40, 90, 140), np.uint8)
+    image = cv2.add(image, rng.integers(0, 25, image.shape, dtype=np.uint8))
+    with pytest.raises(ObserveError, match="no board"):
+        observe(image, GAME)
+
+
+def test_cli_one_line_per_image_and_errors(frame, tmp_path, capsys):
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), frame)
+    junk = tmp_path / "junk.png"
+    junk.write_text("not an image")
+    rc = main(["observe", "--game", GAME, "--table", "t9", str(good), str(junk),
+               str(tmp_path / "gone.png")])
+    out, err = capsys.readouterr()
+    assert rc == 1
+    lines = out.splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["table"] == "t9"
+    assert err.splitlines() == [f"tableref observe: {junk}: not a readable image",
+                                f"tableref observe: {tmp_path / 'gone.png'}: missing"]
+
+
+def test_cli_bad_calibration(frame, tmp_path, capsys):
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), frame)
+    calib = tmp_path / "calib.json"
+    calib.write_text(json.dumps({"K": [[1, 0], [0, 1]]}))
+    assert main(["observe", "--game", GAME, "--calibration", str(calib), str(good)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tableref observe: {calib}: ") and len(err.splitlines()) == 1
+
+
+def test_cli_calibration_is_used(frame, tmp_path, capsys):
+    _, truth = render_scene(GAME, POSITION, 101, options=RenderOptions(camera_mode="overhead"))
+    calib = tmp_path / "calib.json"
+    calib.write_text(json.dumps({"K": truth["camera"]["K"], "dist": truth["camera"]["dist"]}))
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), frame)
+    assert main(["observe", "--game", GAME, "--calibration", str(calib), str(good)]) == 0
+    obs = json.loads(capsys.readouterr().out)
+    assert [bool(c) for c in obs["position"]["cells"]] == [bool(c) for c in POSITION["cells"]]
