@@ -29,6 +29,7 @@ import numpy as np
 
 FIND_WIDTH = 640  # pixels; finding works on a frame scaled to this width
 CORNER_NAMES = ("nw", "ne", "se", "sw")
+FIELD_PRIOR = 0.2  # a candidate's weight before its field outlines are seen
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,26 @@ def material_score(image: np.ndarray, material: str) -> np.ndarray:
 
 
 def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
+    """Four corners of a convex hull: the polygon approximation that has four vertices;
+    failing that (cut or rounded corners), its four longest sides extended to meet."""
     perimeter = cv2.arcLength(hull, True)
-    for frac in (0.01, 0.02, 0.03, 0.05, 0.08):
-        approx = cv2.approxPolyDP(hull, frac * perimeter, True)
+    pts = None
+    for frac in (0.01, 0.02, 0.03, 0.05):
+        approx = cv2.approxPolyDP(hull, frac * perimeter, True).reshape(-1, 2)
         if len(approx) == 4:
-            return approx.reshape(4, 2).astype(np.float64)
+            return approx.astype(np.float64)
         if len(approx) < 4:
             break
-    return None
+        pts = approx.astype(np.float64)
+    if pts is None:
+        return None
+    nxt = np.roll(pts, -1, axis=0)
+    keep = np.sort(np.argsort(-np.linalg.norm(nxt - pts, axis=1))[:4])
+    lines = [np.concatenate([nxt[i] - pts[i], pts[i]]) for i in keep]
+    corners = [_intersect(lines[i - 1], lines[i]) for i in range(4)]
+    if any(c is None for c in corners):
+        return None
+    return np.array(corners)
 
 
 def _plausible(quad: np.ndarray, contour_area: float, geom: Geometry, frame_area: float):
@@ -137,12 +150,43 @@ def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
     return float(np.mean(grad[pts[:, 1], pts[:, 0]] > 0.25))
 
 
+def _outline_points(geom: Geometry, grow: float) -> np.ndarray:
+    """Points (mm) along every field's outline, pushed out by ``grow`` mm."""
+    t = np.linspace(-0.8, 0.8, 7)
+    pts = []
+    for _, u, v, half in geom.cells:
+        h = half + grow
+        for a in t * h:
+            pts += [(u + a, v + h), (u + a, v - h), (u + h, v + a), (u - h, v + a)]
+    return np.asarray(pts, np.float64)
+
+
+def field_contrast(grey: np.ndarray, quad: np.ndarray, geom: Geometry) -> float:
+    """How well the fields' painted outlines show where ``quad`` (named corners, px of
+    ``grey``) puts them: the share of outline points (darkest within 1 mm) darker than
+    the point 3.5 mm inside. The board's own pattern, so a cube top or a plank is not
+    taken for the board."""
+    H = cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
+                                    quad.astype(np.float32))
+
+    def sample(pts):
+        px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+        px = px.astype(np.float32).reshape(1, -1, 2)
+        return cv2.remap(grey, px[..., 0], px[..., 1], cv2.INTER_LINEAR).ravel()
+
+    on = np.min([sample(_outline_points(geom, g)) for g in (-1.0, -0.5, 0.0, 0.5, 1.0)],
+                axis=0)
+    inside = sample(_outline_points(geom, -3.5))
+    return float(np.mean(inside - on > 12.0))
+
+
 def coarse_quad(image: np.ndarray, geom: Geometry) -> np.ndarray | None:
     """The board's quadrilateral (4, 2) in full-resolution px, unordered corners."""
     h, w = image.shape[:2]
     scale = FIND_WIDTH / w
     small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    full_grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     grad = cv2.dilate(cv2.magnitude(gx, gy), np.ones((5, 5), np.uint8))
@@ -162,9 +206,10 @@ def coarse_quad(image: np.ndarray, geom: Geometry) -> np.ndarray | None:
             if s is None:
                 continue
             support = _edge_support(grad, quad)
-            if support < 0.7:
+            if support < 0.5:
                 continue
-            s *= support
+            named = name_corners((quad + 0.5) / scale - 0.5, geom)
+            s *= support * (FIELD_PRIOR + field_contrast(full_grey, named, geom))
             if s > best_score:
                 best, best_score = quad, s
     if best is None:
@@ -283,7 +328,11 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     if quad is None:
         return None
     quad = name_corners(quad, geom)
-    return BoardFix(refine(image, quad, geom), quad)
+    fine = refine(image, quad, geom)
+    area, fine_area = (cv2.contourArea(q.astype(np.float32)) for q in (quad, fine))
+    if not cv2.isContourConvex(fine.astype(np.float32)) or abs(fine_area / area - 1) > 0.3:
+        fine = quad  # the sides' fits went astray: keep the coarse corners
+    return BoardFix(fine, quad)
 
 
 def homography(fix: BoardFix, geom: Geometry) -> np.ndarray:
