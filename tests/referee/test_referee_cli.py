@@ -151,19 +151,24 @@ def test_fuzz_never_a_traceback(lines):
     assert b"Traceback" not in done.stderr
 
 
-def test_a_reader_that_goes_away_is_not_an_error():
+def test_a_reader_that_goes_away_is_not_an_error(tmp_path):
     """``tableref referee ... | head -1``: no traceback, no "cannot read"."""
     import subprocess
     import sys
 
     from tests.referee.cli import REPO
 
-    path = Path(__file__).parent / "games" / "neunfeld-example.jsonl"
+    lines = (Path(__file__).parent / "games" / "neunfeld-example.jsonl").read_text().splitlines()
+    # the same game on 400 tables: far more output than a pipe holds
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(
+        line.replace('"table": "t1"', f'"table": "t{i}"') + "\n"
+        for i in range(400) for line in lines))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "device.cli", "referee", "--replay", str(path)],
+        [sys.executable, "-m", "device.cli", "referee", "--replay", path, "--no-forced-wins"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
     assert proc.stdout.readline().startswith(b"ply 1")
     proc.stdout.close()
     err = proc.stderr.read()
-    assert proc.wait(timeout=30) == 0
+    assert proc.wait(timeout=60) == 0
     assert b"Traceback" not in err and b"cannot read" not in err
