@@ -3,6 +3,7 @@
     tableref referee --replay game.jsonl --json          events as JSONL on stdout
     tableref referee --replay - < game.jsonl             readable announcements
     tableref referee --replay live.jsonl --follow --record   tail a growing file, record
+    tableref referee --listen tcp://cam:5556 --publish tcp://*:5557 --web 8080   the service
 
 Malformed lines are reported on stderr (file, line number, key at fault) and skipped.
 Exit status: 0 every line read and judged, 1 some lines malformed, 2 the input cannot be
@@ -16,7 +17,7 @@ import argparse
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--replay", metavar="FILE", required=True,
+        "--replay", metavar="FILE",
         help="observations, one JSON object a line (JSONL); - reads standard input",
     )
     parser.add_argument("--json", action="store_true", help="print events as JSONL")
@@ -38,11 +39,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-forced-wins", action="store_true",
         help="do not announce forced wins seen ahead (Neunfeld)",
     )
+    from device.referee_service import add_arguments as add_service_arguments
+
+    add_service_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     import signal
     import sys
+
+    if args.listen:
+        if args.replay is not None:
+            print("tableref referee: give --replay FILE or --listen ADDR, not both",
+                  file=sys.stderr)
+            return 2
+        from device.referee_service import run_service
+
+        return run_service(args)
+    if args.replay is None:
+        print("tableref referee: nothing to judge: give --replay FILE (or -) or --listen ADDR",
+              file=sys.stderr)
+        return 2
 
     from device.announce import announce
     from rules.observation import ObservationError, ObservationReader, event_json
