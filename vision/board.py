@@ -29,7 +29,7 @@ import numpy as np
 
 FIND_WIDTH = 640  # pixels; finding works on a frame scaled to this width
 CORNER_NAMES = ("nw", "ne", "se", "sw")
-FIELD_PRIOR = 0.2  # a candidate's weight before its field outlines are seen
+FIELD_PRIOR = 0.05  # a candidate's weight before its field outlines are seen
 
 
 @dataclass(frozen=True)
@@ -84,25 +84,22 @@ def material_score(image: np.ndarray, material: str) -> np.ndarray:
 
 def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
     """Four corners of a convex hull: the polygon approximation that has four vertices;
-    failing that (cut or rounded corners), its four longest sides extended to meet."""
+    failing that (cut or rounded corners), the hull with the vertex that spans the least
+    triangle with its neighbours dropped until four are left (the side fits in
+    ``refine`` restore the sharp corners)."""
     perimeter = cv2.arcLength(hull, True)
-    pts = None
-    for frac in (0.01, 0.02, 0.03, 0.05):
+    for frac in (0.01, 0.015, 0.02, 0.03, 0.05):
         approx = cv2.approxPolyDP(hull, frac * perimeter, True).reshape(-1, 2)
         if len(approx) == 4:
             return approx.astype(np.float64)
-        if len(approx) < 4:
-            break
-        pts = approx.astype(np.float64)
-    if pts is None:
+    pts = hull.reshape(-1, 2).astype(np.float64)
+    if len(pts) < 4:
         return None
-    nxt = np.roll(pts, -1, axis=0)
-    keep = np.sort(np.argsort(-np.linalg.norm(nxt - pts, axis=1))[:4])
-    lines = [np.concatenate([nxt[i] - pts[i], pts[i]]) for i in keep]
-    corners = [_intersect(lines[i - 1], lines[i]) for i in range(4)]
-    if any(c is None for c in corners):
-        return None
-    return np.array(corners)
+    while len(pts) > 4:
+        prev, nxt = np.roll(pts, 1, axis=0), np.roll(pts, -1, axis=0)
+        area = np.abs(np.cross(pts - prev, nxt - prev))
+        pts = np.delete(pts, int(np.argmin(area)), axis=0)
+    return pts
 
 
 def _plausible(quad: np.ndarray, contour_area: float, geom: Geometry, frame_area: float):
@@ -122,12 +119,17 @@ def _plausible(quad: np.ndarray, contour_area: float, geom: Geometry, frame_area
     # perspective foreshortens one direction by up to ~1/cos(65 deg)
     if ratio > geom.aspect * 2.6 or ratio < geom.aspect / 2.6:
         return None
-    return area * fill
+    return float(np.sqrt(area)) * fill
 
 
 def _candidate_masks(small: np.ndarray, geom: Geometry):
-    """Binary masks whose regions may be the board top: the regions that Canny edges
-    enclose, at a few thresholds."""
+    """Binary masks whose regions may be the board top: the material's colour (Otsu on
+    ``material_score``), and the regions that Canny edges enclose at a few thresholds."""
+    score = cv2.GaussianBlur(material_score(small, geom.material), (5, 5), 0)
+    _, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    yield cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
+                           cv2.MORPH_OPEN, kernel)
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     for lo in (12, 24, 48):
         edges = cv2.dilate(cv2.Canny(grey, lo, lo * 2.5), np.ones((3, 3), np.uint8))
@@ -209,7 +211,7 @@ def coarse_quad(image: np.ndarray, geom: Geometry) -> np.ndarray | None:
             if support < 0.5:
                 continue
             named = name_corners((quad + 0.5) / scale - 0.5, geom)
-            s *= support * (FIELD_PRIOR + field_contrast(full_grey, named, geom))
+            s *= support * (FIELD_PRIOR + field_contrast(full_grey, named, geom)) ** 2
             if s > best_score:
                 best, best_score = quad, s
     if best is None:

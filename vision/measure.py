@@ -3,7 +3,8 @@
     python -m vision.measure --games esoloe,esoloe-tictactoe --n 20 --camera overhead
 
 Per game and camera mode: the board's found rate (corners named right and their mean
-error under ``FOUND_PX``), the corner error (mean and median over found boards, px), the
+error under ``FOUND_PX``; "located": the same up to the corners' naming, a quarter or half
+turn), the corner error (mean and median over found boards, px), the
 occupancy and player accuracy over the fields of found boards, and the time per frame.
 Seeds are ``start .. start + n - 1`` for both the position and the image.
 """
@@ -28,6 +29,7 @@ class Tally:
     camera: str
     frames: int = 0
     errors: list[float] = field(default_factory=list)  # mean corner error of found boards
+    located: int = 0  # boards whose corners are right up to their naming (a quarter turn)
     fields: int = 0
     occupancy_ok: int = 0
     cubes: int = 0
@@ -41,6 +43,7 @@ class Tally:
     def line(self) -> str:
         e = np.asarray(self.errors) if self.errors else np.array([np.nan])
         return (f"{self.game:17s} {self.camera:8s} found {len(self.errors)}/{self.frames} "
+                f"(located {self.located}) "
                 f"corner err mean {np.mean(e):.2f} px median {np.median(e):.2f} px | "
                 f"occupancy {self.occupancy_ok}/{self.fields} player {self.player_ok}/"
                 f"{self.cubes} | {1000 * self.seconds / max(self.frames, 1):.0f} ms/frame")
@@ -65,6 +68,9 @@ def measure(game: str, camera: str, n: int, start: int = 100) -> Tally:
             continue
         want = np.array([truth["board"]["corners"][k] for k in CORNER_NAMES])
         err = float(np.linalg.norm(fix.corners - want, axis=1).mean())
+        turned = min(float(np.linalg.norm(np.roll(fix.corners, k, axis=0) - want, axis=1).mean())
+                     for k in range(4))
+        tally.located += turned <= FOUND_PX
         if err > FOUND_PX:
             continue
         tally.errors.append(err)
