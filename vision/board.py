@@ -97,7 +97,8 @@ def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
         return None
     while len(pts) > 4:
         prev, nxt = np.roll(pts, 1, axis=0), np.roll(pts, -1, axis=0)
-        area = np.abs(np.cross(pts - prev, nxt - prev))
+        a, b = pts - prev, nxt - prev
+        area = np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])
         pts = np.delete(pts, int(np.argmin(area)), axis=0)
     return pts
 
