@@ -274,6 +274,20 @@ def _intersect(l1, l2) -> np.ndarray | None:
     return np.array([x1 + s * vx1, y1 + s * vy1])
 
 
+def _fit_line(pts: np.ndarray) -> np.ndarray:
+    """(vx, vy, x0, y0) of a robust line through ``pts``: a Huber fit, then refits on the
+    points near it (a shadow or a piece pulls the first fit only part of the way)."""
+    for _ in range(3):
+        line = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(4)
+        line = line.astype(np.float64)
+        dist = np.abs((pts[:, 0] - line[2]) * line[1] - (pts[:, 1] - line[3]) * line[0])
+        near = dist <= max(1.5, 2.0 * float(np.median(dist)))
+        if near.sum() < 5 or near.all():
+            break
+        pts = pts[near]
+    return line
+
+
 def _refine_once(grey: np.ndarray, quad: np.ndarray, reach: float) -> np.ndarray:
     centre = quad.mean(axis=0)
     lines = []
@@ -282,8 +296,7 @@ def _refine_once(grey: np.ndarray, quad: np.ndarray, reach: float) -> np.ndarray
         pts = _edge_points(grey, p.copy(), q.copy(), centre, reach)
         if len(pts) < 5:  # no edge seen: keep the side as it was
             pts = np.stack([p, q])
-        lines.append(cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
-                     .reshape(4).astype(np.float64))
+        lines.append(_fit_line(pts))
     out = quad.copy()
     for i in range(4):
         c = _intersect(lines[i - 1], lines[i])
@@ -294,12 +307,13 @@ def _refine_once(grey: np.ndarray, quad: np.ndarray, reach: float) -> np.ndarray
 
 def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
     """Corners refined by fitting a line to each side's brightness step, full resolution:
-    a wide search first, then a narrow one around the first fit."""
+    a wide search first, then narrower ones around the last fit."""
     grey = cv2.GaussianBlur(material_score(image, geom.material), (3, 3), 0).astype(np.float32)
     span = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
-    reach = float(np.clip(span * 0.08, 6, 24))
-    quad = _refine_once(grey, quad, reach)
-    return _refine_once(grey, quad, 4.0)
+    reach = float(np.clip(span * 0.15, 8, 40))
+    for r in (reach, max(reach / 3, 4.0), 3.0):
+        quad = _refine_once(grey, quad, r)
+    return quad
 
 
 def name_corners(quad: np.ndarray, geom: Geometry) -> np.ndarray:
