@@ -70,6 +70,16 @@ def _player(crop: np.ndarray, glaze_a: float) -> tuple[int, float]:
     return (1, conf) if a < GREEN_BELOW_A else (0, conf)
 
 
+def _field_score(crop: np.ndarray, geom: Geometry, reference: float) -> float:
+    """Median material score of a field's crop; the blue glaze of 3andC's blue fields
+    counts as bare board (its own score is low), and the median ignores the black dots."""
+    score = material_score(crop, geom.material).astype(np.float64)
+    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
+    blue = (hsv[..., 0] >= 95) & (hsv[..., 0] <= 135) & (hsv[..., 1] > 50)
+    score[blue] = reference
+    return float(np.median(score))
+
+
 def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
                 calibration: dict | None = None) -> list[dict]:
     """Per field: occupied, its confidence, and for an occupied one the top cube's player
@@ -86,7 +96,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     out = []
     for _, u, v, half in geom.cells:
         crop = square_crop(image, H, u, v, half * 0.6, 16)
-        ratio = float(np.mean(material_score(crop, geom.material))) / reference
+        ratio = _field_score(crop, geom, reference) / reference
         occupied = ratio < OCCUPIED_BELOW
         # confidence grows with the distance from the threshold (0.5 on it, ~1 at 0.25 off)
         conf = float(np.clip(0.5 + abs(ratio - OCCUPIED_BELOW) * 2.0, 0.5, 1.0))
