@@ -98,3 +98,18 @@ def test_cli_calibration_is_used(frame, tmp_path, capsys):
     assert main(["observe", "--game", GAME, "--calibration", str(calib), str(good)]) == 0
     obs = json.loads(capsys.readouterr().out)
     assert [bool(c) for c in obs["position"]["cells"]] == [bool(c) for c in POSITION["cells"]]
+
+
+def test_referee_reads_the_observations(frame, tmp_path, capsys):
+    # the `uncertain` paths and values must pass the referee's parser (exit 1 = malformed)
+    empty, _ = render_scene(GAME, {"cells": [[]] * 9}, 101,
+                            options=RenderOptions(camera_mode="overhead"))
+    for name, image in (("a.png", empty), ("b.png", frame)):
+        cv2.imwrite(str(tmp_path / name), image)
+    assert main(["observe", "--game", GAME, str(tmp_path / "a.png"),
+                 str(tmp_path / "b.png")]) == 0
+    log = tmp_path / "obs.jsonl"
+    log.write_text(capsys.readouterr().out)
+    assert main(["referee", "--replay", str(log), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and json.loads(out.splitlines()[0])["seq"] == 1
