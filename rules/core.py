@@ -304,8 +304,15 @@ class Game(ABC):
         """The start of a game, before the first move."""
 
     @abstractmethod
-    def position_from_json(self, data: Any) -> Position:
-        """Parse and validate an observation's ``position``; raises InvalidPosition."""
+    def position_from_json(
+        self, data: Any, options: Mapping[str, Any] | None = None
+    ) -> Position:
+        """Parse and validate an observation's ``position``; raises InvalidPosition.
+
+        ``options`` are the game's rule options where they decide what can lie on the
+        table (e-SOLO-e's cube set); games whose positions do not depend on them ignore
+        them.
+        """
 
     @abstractmethod
     def state_from_position(

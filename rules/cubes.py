@@ -74,7 +74,9 @@ class Cubes(Game):
         position = CubesPosition((EMPTY,) * CELLS, players, counts)
         return CubesState(position, opts, cards=cards)
 
-    def position_from_json(self, data: Any) -> CubesPosition:
+    def position_from_json(
+        self, data: Any, options: Mapping[str, Any] | None = None
+    ) -> CubesPosition:
         return parse_position(data)
 
     def is_start(self, position: Any) -> bool:

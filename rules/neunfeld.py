@@ -423,7 +423,9 @@ class Neunfeld(Game):
         return (isinstance(position, NeunfeldPosition) and position.pawns == START
                 and position.in_opening)
 
-    def position_from_json(self, data: Any) -> NeunfeldPosition:
+    def position_from_json(
+        self, data: Any, options: Mapping[str, Any] | None = None
+    ) -> NeunfeldPosition:
         return parse_position(data)
 
     def state_from_position(

@@ -119,7 +119,7 @@ class Observation:
                 if value is not _KEEP:
                     _set_path(data, u.path, value)
             try:
-                yield p, self.game.position_from_json(data)
+                yield p, self.game.position_from_json(data, self.options)
             except InvalidPosition:
                 continue
 
@@ -184,13 +184,16 @@ REQUIRED = ("schema", "table", "game", "seq", "time", "stable", "confidence", "p
 def parse_observation(
     text: str | bytes | Mapping[str, Any],
     games: Callable[[str], Game] = get_game,
-    positions: dict[tuple[str, str], Position] | None = None,
+    positions: dict[tuple[str, str, str], Position] | None = None,
+    options_before: Mapping[str, Any] | None = None,
 ) -> Observation:
     """One observation line (or its decoded JSON object) -> a validated Observation.
 
     ``games`` maps a game id to its Game (the registry; tests pass their own). Raises
     ObservationError naming the key at fault. ``positions``, a cache of positions parsed
-    before (by game id and canonical JSON), spares parsing a position seen again.
+    before (by game id, options and canonical JSON), spares parsing a position seen
+    again. ``options_before`` are the rule options an earlier line of the same table gave,
+    used when this line gives none (a stream may name its options once, at the start).
     """
     data = load_json(text) if isinstance(text, str | bytes) else text
     if not isinstance(data, dict):
@@ -227,7 +230,7 @@ def parse_observation(
             if not isinstance(name, str):
                 raise ObservationError(f"player_names.{i}", f"must be text, not {_kind(name)}")
         player_names = tuple(player_names)
-    options = data.get("options")
+    options = data.get("options", options_before)
     if options is not None:
         if not isinstance(options, dict):
             raise ObservationError("options", f"must be an object, not {_kind(options)}")
@@ -235,11 +238,14 @@ def parse_observation(
             resolve_options(game.rule_options, options)
         except InvalidPosition as err:
             raise ObservationError(err.key, err.message) from None
-    cache_key = (game_id, canonical_json(data["position"])) if positions is not None else None
+    cache_key = (
+        (game_id, canonical_json(options), canonical_json(data["position"]))
+        if positions is not None else None
+    )
     position = positions.get(cache_key) if positions is not None else None
     if position is None:
         try:
-            position = game.position_from_json(data["position"])
+            position = game.position_from_json(data["position"], options)
         except InvalidPosition as err:
             key = f"position.{err.key}" if err.key else "position"
             raise ObservationError(key, err.message) from None
@@ -311,8 +317,9 @@ class ObservationReader:
     def __init__(self, games: Callable[[str], Game] = get_game):
         self._lookup = games
         self._games: dict[str, Game] = {}
-        self._positions: dict[tuple[str, str], Position] = {}
+        self._positions: dict[tuple[str, str, str], Position] = {}
         self.last_seq: dict[str, int] = {}
+        self.options: dict[str, Mapping[str, Any]] = {}  # table -> the options last given
 
     def _game(self, game_id: str) -> Game:
         game = self._games.get(game_id)
@@ -321,7 +328,10 @@ class ObservationReader:
         return game
 
     def parse(self, text: str | bytes | Mapping[str, Any]) -> Observation:
-        obs = parse_observation(text, self._game, self._positions)
+        data = load_json(text) if isinstance(text, str | bytes) else text
+        table = data.get("table") if isinstance(data, Mapping) else None
+        before = self.options.get(table) if isinstance(table, str) else None
+        obs = parse_observation(data, self._game, self._positions, before)
         last = self.last_seq.get(obs.table)
         if last is not None and obs.seq <= last:
             raise ObservationError(
@@ -329,7 +339,10 @@ class ObservationReader:
                 f"{obs.table!r} (seq must strictly increase per table)"
             )
         self.last_seq[obs.table] = obs.seq
+        if obs.options is not None:
+            self.options[obs.table] = obs.options
         return obs
+
 
 
 # --------------------------------------------------------------------------- events

@@ -455,7 +455,9 @@ class Tyr(Game):
         empty = TyrPosition((None, None, None), (None, None, None))
         return TyrState(empty, resolve_options(OPTIONS, options), n_players)
 
-    def position_from_json(self, data: Any) -> TyrPosition:
+    def position_from_json(
+        self, data: Any, options: Mapping[str, Any] | None = None
+    ) -> TyrPosition:
         return parse_position(data)
 
     def state_from_position(

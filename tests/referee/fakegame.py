@@ -95,7 +95,7 @@ class LineGame(Game):
     def initial_state(self, options=None, n_players=2) -> State:
         return LineState(LinePosition((".",) * N), resolve_options(self.rule_options, options))
 
-    def position_from_json(self, data: Any) -> Position:
+    def position_from_json(self, data: Any, options: Any = None) -> Position:
         if not isinstance(data, dict) or "cells" not in data:
             raise InvalidPosition("cells", "missing")
         cells = data["cells"]
