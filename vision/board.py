@@ -29,6 +29,7 @@ import numpy as np
 
 FIND_WIDTH = 640  # pixels; finding works on a frame scaled to this width
 CORNER_NAMES = ("nw", "ne", "se", "sw")
+PERSPECTIVE_RATIO = 1.15  # opposite sides this unequal: the longer one is nearer
 FIELD_PRIOR = 0.05  # a candidate's weight before its field outlines are seen
 
 
@@ -331,6 +332,12 @@ def name_corners(quad: np.ndarray, geom: Geometry) -> np.ndarray:
         candidates = [0, 2] if long_first == wide else [1, 3]
     mids = [(quad[i] + quad[(i + 1) % 4]) / 2 for i in range(4)]
     south = max(candidates, key=lambda i: mids[i][1])
+    # seen obliquely the near (south) side is the longer of its pair: perspective
+    pair = max({i % 2 for i in candidates}, key=lambda i: sides[i] / sides[i + 2]
+               if sides[i] > sides[i + 2] else sides[i + 2] / sides[i])
+    near = pair if sides[pair] > sides[pair + 2] else pair + 2
+    if max(sides[pair], sides[pair + 2]) > PERSPECTIVE_RATIO * min(sides[pair], sides[pair + 2]):
+        south = near
     # clockwise on screen from the south side's first corner: south side runs east->west
     # seen from the camera?  Screen-clockwise along the south (bottom) edge goes right to
     # left, i.e. se -> sw; then nw, ne.
