@@ -29,9 +29,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument("--adapt", metavar="GROUP:FRACTION",
                         help="also train on this fraction of one real-dice source group "
-                             "(e.g. IMG2019:0.3); those crops are left out of the report")
-    parser.add_argument("--adapt-repeat", type=int, default=4,
-                        help="how often each adaptation crop appears per epoch (default 4)")
+                             "(pips default IMG2019:0.3; 'none' for renders only); those "
+                             "crops are left out of the report")
+    parser.add_argument("--adapt-repeat", type=int,
+                        help="how often each adaptation crop appears per epoch (default 8)")
     parser.add_argument("--int8", action="store_true",
                         help="try int8 static quantisation; kept only if it keeps accuracy")
     parser.add_argument("--models-dir", type=Path, default=REPO / "models")
@@ -57,6 +58,9 @@ def _run(args) -> int:
     spec = get(args.name)
     spec = replace(spec, train_size=args.train_size or spec.train_size,
                    test_size=args.test_size or spec.test_size, epochs=args.epochs or spec.epochs)
+    adapt = spec.adapt if args.adapt is None else args.adapt
+    adapt = None if adapt in ("", "none") else adapt
+    repeat = args.adapt_repeat or spec.adapt_repeat
     start = time.perf_counter()
     crops, labels = _rendered(spec, spec.train_size, args.seed, args.cache)
     data = trainer.CropSet.build(spec, crops, labels)
@@ -68,16 +72,16 @@ def _run(args) -> int:
     real, enrol, adapted = [], [], None
     if spec.real_dice_head:
         real = real_dice.load()
-        if args.adapt:
-            group, _, fraction = args.adapt.partition(":")
+        if adapt:
+            group, _, fraction = adapt.partition(":")
             adapted = {"group": group, "fraction": float(fraction or 0.3), "seed": "tableref"}
             enrol, real = real_dice.split(real, **adapted)
             labels = {h: [None] * len(enrol) for h in spec.heads}
             labels[spec.real_dice_head] = [str(c.pips) for c in enrol]
             extra = trainer.CropSet.build(spec, [c.image() for c in enrol], labels)
-            for _ in range(args.adapt_repeat):
+            for _ in range(repeat):
                 data = data.concat(extra)
-    elif args.adapt:
+    elif adapt:
         raise ValueError(f"model {spec.name!r} has no real-dice head to adapt")
 
     model, log = trainer.train(spec, data, seed=args.seed, threads=args.threads)
@@ -112,7 +116,7 @@ def _run(args) -> int:
         f"- command: `python -m vision.train {' '.join(sys.argv[1:])}`",
         f"- data: {spec.train_size} rendered crops (seed {args.seed}), held out "
         f"{spec.test_size} (seed {args.seed + TEST_SEED_OFFSET})",
-        f"- real-dice adaptation: {len(enrol)} crops of {args.adapt} x{args.adapt_repeat}"
+        f"- real-dice adaptation: {len(enrol)} crops of {adapt} x{repeat}"
         if enrol else "- real-dice adaptation: none (no real crop was trained on)",
         f"- input {spec.input.size}x{spec.input.size}x{spec.input.channels}, width "
         f"{spec.width}, {spec.epochs} epochs, {log.steps} steps",

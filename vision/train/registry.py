@@ -42,6 +42,8 @@ class ModelSpec:
     max_turn_deg: float = 180.0  # augmentation turns crops by up to this angle
     grey_heads: tuple[str, ...] = ()  # heads whose labels survive a grey crop
     real_dice_head: str | None = None  # head measured (and adaptable) on the real dice
+    adapt: str | None = None  # default real-dice adaptation, "GROUP:FRACTION"
+    adapt_repeat: int = 8  # times each adaptation crop is shown per epoch
 
     def crop_source(self) -> CropSource:
         if callable(self.source):
@@ -68,8 +70,12 @@ MODELS: dict[str, ModelSpec] = {
             input=_rgb_spec(32),
             source="vision.train.sources:die_faces",
             description="Miwin die, top face: pips 1..9 and the die's colour",
+            train_size=8000,
+            test_size=1000,
+            epochs=16,
             grey_heads=("pips",),
             real_dice_head="pips",
+            adapt="IMG2019:0.3",
         ),
         ModelSpec(
             name="symbol",
