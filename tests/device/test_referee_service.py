@@ -252,18 +252,17 @@ def test_speech_or_a_clear_note(tmp_path, caplog, missing):
     assert wav.read_bytes()[:4] == b"RIFF" and wav.stat().st_size > 4000
 
 
-def test_the_options_fit_beside_tableref_referee_s_own():
-    """What device/referee_cmd.py needs to wire --listen: its parser plus these options."""
+def test_tableref_referee_parses_the_service_options_beside_its_own():
+    """``tableref referee --listen``: the referee command's parser carries these options."""
     import argparse
 
     from device import referee_cmd
-    from device.referee_service import add_arguments, config_from_args
+    from device.referee_service import config_from_args
 
     parser = argparse.ArgumentParser()
     referee_cmd.add_arguments(parser)
-    add_arguments(parser)  # no option clashes with --json, --record, --min-confidence...
     args = parser.parse_args([
-        "--replay", "-", "--listen", "tcp://cam:5556", "--listen", "ipc:///run/t/obs",
+        "--listen", "tcp://cam:5556", "--listen", "ipc:///run/t/obs",
         "--publish", "tcp://*:5557", "--web", "8080", "--record", "--json",
         "--min-confidence", "0.8", "--no-forced-wins", "--table", "t1"])
     cfg = config_from_args(args)
