@@ -221,23 +221,27 @@ def coarse_quad(image: np.ndarray, geom: Geometry) -> np.ndarray | None:
     return (best + 0.5) / scale - 0.5
 
 
-def _first_step(prof: np.ndarray, drop: np.ndarray) -> float:
-    """Offset (in samples, sub-pixel) of the innermost strong fall whose outside stays
-    dark: the board top's edge, not a thin field line painted on it; NaN when none."""
-    top = float(drop.max())
-    if top < 4.0:
-        return np.nan
-    for k in range(1, len(drop) - 1):
-        if drop[k] < 0.5 * top or drop[k] < drop[k - 1] or drop[k] < drop[k + 1]:
-            continue
-        beyond = prof[k + 2:k + 6]
-        if len(beyond) and beyond.max() > (prof[k] + prof[k + 1]) / 2:
-            continue  # brightness comes back: a line on the top, not its edge
-        g0, g1, g2 = drop[k - 1], drop[k], drop[k + 1]
-        denom = g0 - 2 * g1 + g2
-        sub = 0.5 * (g0 - g2) / denom if abs(denom) > 1e-6 else 0.0
-        return k + 0.5 + float(np.clip(sub, -0.5, 0.5))
-    return np.nan
+def _first_steps(prof: np.ndarray) -> np.ndarray:
+    """Per profile (row, inside to outside), the offset in samples (sub-pixel) of the
+    innermost strong fall whose outside stays dark: the board top's edge, not a thin
+    field line painted on it; NaN where there is none."""
+    n, m = prof.shape
+    drop = prof[:, :-1] - prof[:, 1:]  # fall in brightness between k and k + 1
+    top = drop.max(axis=1, keepdims=True)
+    k = np.arange(1, m - 2)  # candidate falls with both neighbours
+    g0, g1, g2 = drop[:, k - 1], drop[:, k], drop[:, k + 1]
+    # brightness 2..5 samples beyond the fall must not come back above its midpoint
+    padded = np.concatenate([prof, np.full((n, 6), -np.inf, prof.dtype)], axis=1)
+    beyond = np.max([padded[:, k + j] for j in range(2, 6)], axis=0)
+    mid = (prof[:, k] + prof[:, k + 1]) / 2
+    valid = (g1 >= 0.5 * top) & (g1 >= g0) & (g1 >= g2) & (beyond <= mid) & (top >= 4.0)
+    first = np.argmax(valid, axis=1)
+    rows = np.arange(n)
+    a, b, c = g0[rows, first], g1[rows, first], g2[rows, first]
+    denom = a - 2 * b + c
+    sub = np.where(np.abs(denom) > 1e-6, 0.5 * (a - c) / np.where(denom == 0, 1, denom), 0)
+    off = k[first] + 0.5 + np.clip(sub, -0.5, 0.5)
+    return np.where(valid.any(axis=1), off, np.nan)
 
 
 def _edge_points(grey: np.ndarray, p: np.ndarray, q: np.ndarray, inside: np.ndarray,
@@ -256,10 +260,7 @@ def _edge_points(grey: np.ndarray, p: np.ndarray, q: np.ndarray, inside: np.ndar
     xs = p[0] + d[0] * t[:, None] + n[0] * offsets[None, :]
     ys = p[1] + d[1] * t[:, None] + n[1] * offsets[None, :]
     prof = cv2.remap(grey, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR)
-    drop = prof[:, :-1] - prof[:, 1:]  # outward fall in brightness between k and k + 1
-    off = np.full(len(prof), np.nan)
-    for i in range(len(prof)):
-        off[i] = _first_step(prof[i], drop[i])
+    off = _first_steps(prof)
     strong = ~np.isnan(off)
     off = offsets[0] + np.nan_to_num(off)
     pts = np.stack([p[0] + d[0] * t + n[0] * off, p[1] + d[1] * t + n[1] * off], axis=1)
