@@ -232,14 +232,13 @@ def _face_item(pool, item_seed, rng, size):
     p = Painter(scene, cam)
     p.scene_pass()
     counts = p.result().visible_counts()
-    best = None
-    for i, rec in enumerate(p.records):
-        if rec.solid == solid.id and rec.face is not None and rec.area > 30:
-            frac = counts[i] / rec.area
-            if frac > 0.95 and (best is None or rec.area > best[1].area):
-                best = (i, rec)
+    # the largest face seen whole; where a neighbour hides part of every face (a stacked
+    # or crowded cube seen steeply), the face with the most pixels in view
+    faces = [(counts[i] / rec.area > 0.95, counts[i], rec)
+             for i, rec in enumerate(p.records)
+             if rec.solid == solid.id and rec.face is not None and rec.area > 0]
+    face = max(faces, key=lambda f: f[:2])[2].face
     img = apply_effects(p.canvas, crop_effects(rng), rng)
-    face = best[1].face
     q = cam.project(face.quad, distort=False)
     order = _order_clockwise_from_top_left(q)
     side = float(np.sqrt(cv2.contourArea(q.astype(np.float32))))
