@@ -30,6 +30,7 @@ import numpy as np
 FIND_WIDTH = 640  # pixels; finding works on a frame scaled to this width
 CORNER_NAMES = ("nw", "ne", "se", "sw")
 PERSPECTIVE_RATIO = 1.15  # opposite sides this unequal: the longer one is nearer
+MIN_FILL = 0.68  # region area / its quad area (pieces on the edge notch the region)
 FIELD_PRIOR = 0.05  # a candidate's weight before its field outlines are seen
 
 
@@ -112,7 +113,7 @@ def _plausible(quad: np.ndarray, contour_area: float, geom: Geometry, frame_area
     if not cv2.isContourConvex(quad.astype(np.float32)):
         return None
     fill = contour_area / area
-    if fill < 0.75:
+    if fill < MIN_FILL:
         return None
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     a = (sides[0] + sides[2]) / 2
