@@ -31,6 +31,7 @@ FIND_WIDTH = 640  # pixels; finding works on a frame scaled to this width
 CORNER_NAMES = ("nw", "ne", "se", "sw")
 PERSPECTIVE_RATIO = 1.15  # opposite sides this unequal: the longer one is nearer
 MIN_FILL = 0.68  # region area / its quad area (pieces on the edge notch the region)
+MIN_FIELD_CONTRAST = 0.1  # below this share of field outlines seen, it is not the board
 FIELD_PRIOR = 0.05  # a candidate's weight before its field outlines are seen
 
 
@@ -169,8 +170,8 @@ def _outline_points(geom: Geometry, grow: float) -> np.ndarray:
 def field_contrast(grey: np.ndarray, quad: np.ndarray, geom: Geometry) -> float:
     """How well the fields' painted outlines show where ``quad`` (named corners, px of
     ``grey``) puts them: the share of outline points (darkest within 1 mm) darker than
-    the point 3.5 mm inside. The board's own pattern, so a cube top or a plank is not
-    taken for the board."""
+    the same 3.5 mm inside (a plain surface scores nothing). The board's own pattern, so
+    a cube top, a plank or a plain rectangle is not taken for the board."""
     H = cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
                                     quad.astype(np.float32))
 
@@ -179,10 +180,11 @@ def field_contrast(grey: np.ndarray, quad: np.ndarray, geom: Geometry) -> float:
         px = px.astype(np.float32).reshape(1, -1, 2)
         return cv2.remap(grey, px[..., 0], px[..., 1], cv2.INTER_LINEAR).ravel()
 
-    on = np.min([sample(_outline_points(geom, g)) for g in (-1.0, -0.5, 0.0, 0.5, 1.0)],
-                axis=0)
-    inside = sample(_outline_points(geom, -3.5))
-    return float(np.mean(inside - on > 12.0))
+    def darkest(grow: float) -> np.ndarray:  # within 1 mm of the outline grown by ``grow``
+        return np.min([sample(_outline_points(geom, grow + g))
+                       for g in (-1.0, -0.5, 0.0, 0.5, 1.0)], axis=0)
+
+    return float(np.mean(darkest(-3.5) - darkest(0.0) > 12.0))
 
 
 def coarse_quad(image: np.ndarray, geom: Geometry) -> np.ndarray | None:
@@ -214,7 +216,10 @@ def coarse_quad(image: np.ndarray, geom: Geometry) -> np.ndarray | None:
             if support < 0.5:
                 continue
             named = name_corners((quad + 0.5) / scale - 0.5, geom)
-            s *= support * (FIELD_PRIOR + field_contrast(full_grey, named, geom)) ** 2
+            contrast = field_contrast(full_grey, named, geom)
+            if contrast < MIN_FIELD_CONTRAST:
+                continue
+            s *= support * (FIELD_PRIOR + contrast) ** 2
             if s > best_score:
                 best, best_score = quad, s
     if best is None:
