@@ -96,9 +96,3 @@ def square_crop(image: np.ndarray, H: np.ndarray, u: float, v: float, half: floa
     return cv2.warpPerspective(image, H @ to_mm, (size, size),
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
-
-
-def cell_crops(image: np.ndarray, H: np.ndarray, geom: Geometry, size: int = 32,
-               shrink: float = 1.0) -> list[np.ndarray]:
-    """One rectified crop per field of the plane of ``H``."""
-    return [square_crop(image, H, u, v, half * shrink, size) for _, u, v, half in geom.cells]
