@@ -2,19 +2,21 @@
 
 Steps (``find_board``):
 
-1. At reduced resolution (``FIND_WIDTH`` pixels wide), score every pixel by how much it
-   looks like the board's top material (``material_score``: glazed ceramic is bright and
-   unsaturated), threshold with Otsu, close small gaps (field lines, pieces' shadows).
-2. Every outer contour whose convex hull reduces to a plausible convex quadrilateral
-   (area, fill, side ratio within what the board's aspect allows under perspective) is a
-   candidate; the largest well-filled one wins.
-3. At full resolution, each side is refined: along the side's normal the strongest
-   brightness step nearest the inside is found on many short profiles (sub-pixel by a
-   parabola through the gradient peak), a line is fitted to them (``cv2.fitLine``,
-   Huber), and adjacent lines intersect in the sub-pixel corners.
-4. The corners are named: the board's long sides run east-west (aspect ratio); of the
-   two candidates the south side is the one nearer the image bottom (the camera stands
-   on the south side). Square boards take the side nearest the image bottom as south.
+1. At reduced resolution (``FIND_WIDTH`` pixels wide), candidate regions: the Otsu
+   threshold of ``material_score`` (glazed ceramic is bright and unsaturated) and the
+   regions Canny edges enclose at a few thresholds (``_candidate_masks``).
+2. A region whose convex hull reduces to a plausible convex quadrilateral (size, fill,
+   side ratio within what the board's aspect allows under perspective, gradient along
+   its outline) and on which the board's painted field outlines show
+   (``field_contrast``) is a candidate; the best weighed one wins (``coarse_quad``).
+3. At full resolution, each side is refined: along the side's normal the innermost
+   strong fall of brightness whose outside stays dark is found on many short profiles
+   (sub-pixel by a parabola through the gradient peak), a robust line is fitted to them,
+   kept only if it shows a stronger step than the old side, and adjacent lines intersect
+   in the sub-pixel corners (``refine``, three passes of narrowing reach).
+4. The corners are named (``name_corners``): the board's long sides run east-west
+   (aspect ratio); south is the candidate side nearest the image bottom (the camera
+   stands on the south side) or, when perspective shows it, the nearer (longer) one.
 
 Sizes come from the renderer's board specification (``vision.render.scene.board_spec``),
 the one source of the games' board geometry; nothing is rendered at run time.
