@@ -5,7 +5,9 @@
 Per game and camera mode: the board's found rate (corners named right and their mean
 error under ``FOUND_PX``; "located": the same up to the corners' naming, a quarter or half
 turn), the corner error (mean and median over found boards, px), the
-occupancy and player accuracy over the fields of found boards, and the time per frame.
+occupancy and player accuracy over the fields of found boards, the up face's accuracy
+(``models/symbol.onnx``: over the occupied fields read as occupied; "-" without the model)
+and the time per frame.
 Seeds are ``start .. start + n - 1`` for both the position and the image.
 """
 
@@ -34,6 +36,8 @@ class Tally:
     occupancy_ok: int = 0
     cubes: int = 0
     player_ok: int = 0
+    up_read: int = 0  # cubes whose up face the model read
+    up_ok: int = 0
     seconds: float = 0.0
 
     @property
@@ -46,7 +50,8 @@ class Tally:
                 f"(located {self.located}) "
                 f"corner err mean {np.mean(e):.2f} px median {np.median(e):.2f} px | "
                 f"occupancy {self.occupancy_ok}/{self.fields} player {self.player_ok}/"
-                f"{self.cubes} | {1000 * self.seconds / max(self.frames, 1):.0f} ms/frame")
+                f"{self.cubes} up {self.up_ok}/{self.up_read if self.up_read else '-'} | "
+                f"{1000 * self.seconds / max(self.frames, 1):.0f} ms/frame")
 
 
 def measure(game: str, camera: str, n: int, start: int = 100) -> Tally:
@@ -80,6 +85,9 @@ def measure(game: str, camera: str, n: int, start: int = 100) -> Tally:
             if stack and got["occupied"]:
                 tally.cubes += 1
                 tally.player_ok += got["player"] == stack[-1]["player"]
+                if got["up"] is not None:
+                    tally.up_read += 1
+                    tally.up_ok += got["up"].label == stack[-1]["faces"]["up"]
     return tally
 
 

@@ -8,8 +8,11 @@ homography and the camera pose (``vision.grid``), then per field:
   outside the fields): a cube's wood is darker and more saturated than glaze;
 - the top cube's colour (player): natural wood or green stain, by the green-red axis of
   Lab on the crop of the plane one cube up;
-- faces: read by the ``symbol`` model when ``models/symbol.onnx`` exists; until then every
-  face is null (never a guess).
+- the up face: the top face of a one-cube stack (the plane one cube up), its outline found
+  in the rectified view (``_face_corners``), warped to a 32 px crop as the model's training
+  crops are cut, all crops of the frame read by ONE run of ``models/symbol.onnx``; without
+  that model (or in 3andC, whose cubes carry no symbols) it stays null. The side faces are
+  always null (the rotation head is not used yet: never a guess).
 
 Stack height is not measured yet: an occupied field is reported as one cube, and the
 field is listed in ``uncertain`` with confidence ``HEIGHT_CONFIDENCE`` (a stack seen from
@@ -19,6 +22,7 @@ instead of judging them.
 
 from __future__ import annotations
 
+import logging
 import time as _time
 
 import cv2
@@ -34,6 +38,9 @@ OCCUPIED_BELOW = 0.72  # field score / margin score under which a field holds a 
 HEIGHT_CONFIDENCE = 0.5
 GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
 DIRECTIONS = ("up", "down", "north", "south", "east", "west")
+FACE_PX_PER_MM = 4.0  # the rectified top-plane view in which a cube's top face is sought
+FACE_CROP = 32  # models/symbol.onnx's input size
+FACE_CONFIDENT = 0.9  # a face reading under this is listed in ``uncertain``
 
 
 class ObserveError(ValueError):
@@ -80,10 +87,86 @@ def _field_score(crop: np.ndarray, geom: Geometry, reference: float) -> float:
     return float(np.median(score))
 
 
+def _face_corners(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half: float,
+                  material: str) -> np.ndarray:
+    """The four corners (u, v mm, clockwise from the north-west-most one as seen north up)
+    of the top face of the cube on the field centred at (u, v), on the plane ``H_top``.
+
+    In the rectified view of the field (north up) the cube is the dark blob (wood against
+    the glaze, by ``material_score`` and Otsu) that holds the field's centre; its
+    ``minAreaRect`` gives the cube's turn. The face is the ``CUBE_MM`` square at the
+    rectangle's centre with that turn (the blob can include a sliver of side face, so its
+    size is not trusted). Without a plausible blob: the field-centred square, unturned.
+    """
+    ppm = FACE_PX_PER_MM
+    side = int(round(2 * half * ppm))
+    view = square_crop(image, H_top, u, v, half, side)
+    score = cv2.GaussianBlur(material_score(view, material), (5, 5), 0)
+    _, dark = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    count, labels = cv2.connectedComponents(dark)
+    centre = labels[side // 2, side // 2]
+    cu, cv_, angle = u, v, 0.0
+    if count > 1 and centre != 0:
+        ys, xs = np.nonzero(labels == centre)
+        (x, y), (w, h), a = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+        expected = CUBE_MM * ppm
+        if 0.8 * expected <= min(w, h) and max(w, h) <= 1.5 * expected:
+            cu = u - half + (x + 0.5) / ppm
+            cv_ = v + half - (y + 0.5) / ppm
+            angle = float(np.radians(a))
+    # corners in the view's orientation (x east, y south), then ordered clockwise from the
+    # top-left as the training crops are (vision.render.crops: the face's corners in image
+    # order), which makes the crop's "up" north
+    r = CUBE_MM / 2
+    c, s = np.cos(angle), np.sin(angle)
+    pts = [(cu + c * dx - s * dy, cv_ - (s * dx + c * dy)) for dx, dy in
+           ((-r, -r), (r, -r), (r, r), (-r, r))]
+    pts = np.asarray(pts, np.float64)
+    # start at the view's top-left: the smallest x + y, i.e. u - v
+    first = int(np.argmin(pts[:, 0] - pts[:, 1]))
+    return np.roll(pts, -first, axis=0)
+
+
+def face_crop(image: np.ndarray, H_top: np.ndarray, corners_mm: np.ndarray) -> np.ndarray:
+    """The face with ``corners_mm`` (on the plane of ``H_top``) warped to a FACE_CROP square,
+    first corner to the crop's top-left, clockwise."""
+    src = cv2.perspectiveTransform(corners_mm.reshape(-1, 1, 2), H_top).reshape(4, 2)
+    n = FACE_CROP - 1
+    dst = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    M = cv2.getPerspectiveTransform(src.astype(np.float32), dst)
+    return cv2.warpPerspective(image, M, (FACE_CROP, FACE_CROP), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _has_symbols(game: str) -> bool:
+    """Whether the game's cubes carry symbols (3andC's carry none)."""
+    from rules.registry import get_game
+
+    return bool(get_game(game).symbols)
+
+
+_SYMBOL: list = []  # the loaded symbol model, or None when models/symbol.onnx is missing
+
+
+def symbol_model():
+    """``models/symbol.onnx`` as a Classifier, loaded once; None when it is missing or
+    unusable (then no face is read: never a guess)."""
+    if not _SYMBOL:
+        from vision.classifier import Classifier, ModelError
+
+        try:
+            _SYMBOL.append(Classifier.load("symbol"))
+        except ModelError as err:
+            logging.getLogger(__name__).warning("%s: cube faces are not read (left null)", err)
+            _SYMBOL.append(None)
+    return _SYMBOL[0]
+
+
 def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
                 calibration: dict | None = None) -> list[dict]:
     """Per field: occupied, its confidence, and for an occupied one the top cube's player
-    and that reading's confidence."""
+    and that reading's confidence, and its up face (``up``: the symbol model's Prediction,
+    None without the model). All faces of a frame go through one model run."""
     H = homography(fix, geom)
     size = (image.shape[1], image.shape[0])
     K = dist = None
@@ -91,9 +174,11 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         K, dist = calibration["K"], calibration.get("dist")
     pose = board_pose(fix, geom, size, K, dist)
     H_cube = pose.plane_homography(CUBE_MM)
+    read_faces = _has_symbols(geom.game) and symbol_model() is not None
     reference, glaze_a = _margin_reference(image, H, geom)
     reference = max(reference, 1.0)
     out = []
+    crops: list[np.ndarray] = []
     for _, u, v, half in geom.cells:
         crop = square_crop(image, H, u, v, half * 0.6, 16)
         ratio = _field_score(crop, geom, reference) / reference
@@ -103,8 +188,16 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         field = {"occupied": occupied, "confidence": conf}
         if occupied:
             player, pconf = _player(square_crop(image, H_cube, u, v, CUBE_MM * 0.35, 16), glaze_a)
-            field.update(player=player, player_confidence=pconf)
+            field.update(player=player, player_confidence=pconf, up=None)
+            if read_faces:  # the top face of a one-cube stack (no height is measured)
+                crops.append(face_crop(image, H_cube, _face_corners(image, H_cube, u, v, half,
+                                                                   geom.material)))
         out.append(field)
+    if crops:  # one model run for the whole frame
+        readings = iter(symbol_model().predict(crops, top_k=4))
+        for field in out:
+            if field["occupied"]:
+                field["up"] = next(readings)["symbol"]
     return out
 
 
@@ -138,6 +231,15 @@ def observe(image: np.ndarray, game: str, *, calibration: dict | None = None,
             continue
         cube = {"player": field["player"], "faces": dict.fromkeys(DIRECTIONS)}
         cells.append([cube])
+        up = field["up"]
+        if up is not None:
+            cube["faces"]["up"] = up.label
+            confidences.append(up.probability)
+            if up.probability < FACE_CONFIDENT:
+                uncertain.append({"path": f"cells.{i}.0.faces.up",
+                                  "confidence": round(up.probability, 4),
+                                  "alternatives": [[label, round(p, 4)]
+                                                   for label, p in up.top[1:]]})
         confidences += [field["player_confidence"], HEIGHT_CONFIDENCE]
         uncertain.append({"path": f"cells.{i}", "confidence": HEIGHT_CONFIDENCE})
         if field["player_confidence"] < 0.9:
