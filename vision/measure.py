@@ -50,7 +50,7 @@ class Tally:
                 f"(located {self.located}) "
                 f"corner err mean {np.mean(e):.2f} px median {np.median(e):.2f} px | "
                 f"occupancy {self.occupancy_ok}/{self.fields} player {self.player_ok}/"
-                f"{self.cubes} up {self.up_ok}/{self.up_read if self.up_read else '-'} | "
+                f"{self.cubes} up {f'{self.up_ok}/{self.up_read}' if self.up_read else '-'} | "
                 f"{1000 * self.seconds / max(self.frames, 1):.0f} ms/frame")
 
 
