@@ -1,0 +1,209 @@
+"""Frames -> observations: recognise the board only when the scene has settled.
+
+    tracker = Tracker(TrackerConfig(game="esoloe", table="t1"))
+    for frame in source:                      # device.sources.Frame (image, time)
+        obs = tracker.feed(frame)             # None, or one stable observation
+        if obs is not None:
+            publisher.publish_observation(obs)
+
+Every frame gets only the cheap part: a small grey picture (``lores_width`` pixels wide)
+compared with the first picture of the current still run ("anchor"). Once vision has
+found the board, the picture is the board region rectified from the board corners of
+the last observation (plus a margin for stacks that stick out above the top face), so
+that people moving beside the board do not count; while no board is known it is the
+whole frame, downscaled. A pixel counts as changed when its grey level differs from the
+anchor's by more than ``pixel_delta``; the scene moves when more than
+``changed_fraction`` of the pixels changed, and then the anchor starts again.
+
+The scene has settled when the run has lasted ``settle_frames`` frames and ``settle_s``
+seconds of capture time. Then, once per run, the vision pipeline reads the frame (the
+``recognise`` callable, by default ``vision.observe.observe``) and the tracker returns
+one observation with ``stable`` true, the next ``seq`` (strictly increasing, starting at
+``first_seq``) and the frame's capture time. A hand over the board keeps breaking the
+run, so nothing is recognised under it. A settled scene that looks as it did at the last
+recognition (a hand came and went without moving anything) is not read again.
+
+Unstable observations are not published at all: the referee ignores them, liveness is
+the transport's heartbeat and the service watchdog. A frame that is None, empty, not an
+8-bit colour picture or of another size than the stream's first is skipped with a
+warning (``tableref.tracker`` logger); a frame vision cannot read (``ObserveError``: no
+board in view) gives no observation, a warning, and is tried again after the next change.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+log = logging.getLogger("tableref.tracker")
+
+CORNERS = ("nw", "ne", "se", "sw")
+
+
+@dataclass
+class TrackerConfig:
+    """How the tracker decides that the scene is still, as plain data."""
+
+    game: str
+    table: str = "t1"
+    lores_width: int = 160  # change-detection picture width, px (whole frame or board)
+    pixel_delta: int = 18  # grey levels a pixel must change by to count as changed
+    changed_fraction: float = 0.004  # share of changed pixels that means "moving"
+    settle_frames: int = 3  # a still run must last this many frames ...
+    settle_s: float = 0.5  # ... and this many seconds of capture time
+    board_margin: float = 0.15  # board region grown by this share of its size each side
+    first_seq: int = 1  # keep seq increasing across restarts (e.g. start from the clock)
+    calibration: dict | None = None  # passed to vision's observe
+
+
+def _default_recognise(config: TrackerConfig) -> Callable[[np.ndarray, int, float], dict]:
+    from vision.observe import observe
+
+    def recognise(image: np.ndarray, seq: int, time: float) -> dict:
+        return observe(image, config.game, calibration=config.calibration,
+                       table=config.table, seq=seq, time=time)
+    return recognise
+
+
+class Tracker:
+    """Feed it frames in order; it returns a stable observation when a change settled.
+
+    ``recognise(image, seq, time) -> observation`` may be given (tests, other pipelines);
+    it raises ``vision.observe.ObserveError`` (or any ValueError) for an unreadable scene.
+    Counters: ``frames`` (fed), ``skipped`` (bad frames), ``recognised`` (recognition
+    runs), ``failed`` (runs that gave no observation).
+    """
+
+    def __init__(self, config: TrackerConfig,
+                 recognise: Callable[[np.ndarray, int, float], dict] | None = None):
+        self.config = config
+        self.recognise = recognise or _default_recognise(config)
+        self.seq = config.first_seq
+        self.frames = self.skipped = self.recognised = self.failed = 0
+        self._size: tuple[int, int] | None = None  # (w, h) of the stream's frames
+        self._board: np.ndarray | None = None  # full-frame px -> lores board picture
+        self._board_size: tuple[int, int] | None = None
+        self._board_json: dict | None = None  # the corners it was made from
+        self._anchor: np.ndarray | None = None
+        self._anchor_time = 0.0
+        self._run = 0  # frames in the current still run
+        self._done = False  # this run was recognised (or tried)
+        self._last_read: np.ndarray | None = None  # lores picture at the last recognition
+
+    # ------------------------------------------------------------------ change detection
+    def lores(self, image: np.ndarray) -> np.ndarray:
+        """The change-detection picture of a BGR frame: the rectified board region once
+        the board is known, else the whole frame; grey, ``lores_width`` wide."""
+        h, w = image.shape[:2]
+        if self._board is not None:
+            # shrink first (cheap, averages the noise), then warp the small grey picture
+            small_w = 2 * self._board_size[0]
+            scale = small_w / w
+            small = cv2.resize(image, (small_w, max(1, round(h * scale))),
+                               interpolation=cv2.INTER_AREA)
+            grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+            S = np.diag([scale, scale, 1.0])
+            return cv2.warpPerspective(grey, S @ self._board, self._board_size,
+                                       flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        width = self.config.lores_width
+        small = cv2.resize(image, (width, max(1, round(h * width / w))),
+                           interpolation=cv2.INTER_AREA)
+        return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+
+    def changed(self, a: np.ndarray, b: np.ndarray) -> bool:
+        """Whether two change-detection pictures differ by more than the thresholds."""
+        moved = cv2.absdiff(a, b) > self.config.pixel_delta
+        return np.count_nonzero(moved) > self.config.changed_fraction * moved.size
+
+    def _set_board(self, board: dict | None) -> None:
+        """Change detection on the board region of ``board`` (the observation's corners
+        nw, ne, se, sw in frame px); None: on the whole frame."""
+        self._board = None
+        if not board or any(k not in board for k in CORNERS):
+            return
+        quad = np.array([board[k] for k in CORNERS], np.float64)
+        centre = quad.mean(axis=0)
+        quad = centre + (quad - centre) * (1 + 2 * self.config.board_margin)
+        side_w = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])
+        side_h = np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])
+        bw = self.config.lores_width
+        bh = max(8, round(bw * side_h / max(side_w, 1e-6)))
+        rect = np.array([[0, 0], [bw - 1, 0], [bw - 1, bh - 1], [0, bh - 1]], np.float32)
+        # lores board px -> frame px (used with WARP_INVERSE_MAP)
+        self._board = cv2.getPerspectiveTransform(rect, quad.astype(np.float32))
+        self._board_size = (bw, bh)
+
+    # ------------------------------------------------------------------ the stream
+    def _usable(self, frame: Any) -> np.ndarray | None:
+        image = getattr(frame, "image", None)
+        name = getattr(frame, "name", None) or f"frame {self.frames}"
+        why = None
+        if frame is None:
+            why = "no frame (dropped)"
+        elif not isinstance(image, np.ndarray) or image.size == 0:
+            why = "empty frame"
+        elif image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+            why = f"not an 8-bit colour picture (shape {image.shape}, {image.dtype})"
+        elif self._size is not None and (image.shape[1], image.shape[0]) != self._size:
+            why = (f"size {image.shape[1]}x{image.shape[0]} differs from the stream's "
+                   f"{self._size[0]}x{self._size[1]}")
+        if why is not None:
+            self.skipped += 1
+            log.warning("%s: %s, skipped", name, why)
+            return None
+        self._size = (image.shape[1], image.shape[0])
+        return image
+
+    def feed(self, frame: Any) -> dict | None:
+        """One frame (``image`` BGR uint8, ``time`` capture seconds); the stable
+        observation when this frame completes a settled scene, else None."""
+        self.frames += 1
+        image = self._usable(frame)
+        if image is None:
+            return None
+        now = float(frame.time)
+        small = self.lores(image)
+        if self._anchor is None or self.changed(small, self._anchor):
+            self._anchor, self._anchor_time, self._run, self._done = small, now, 1, False
+            return None
+        self._run += 1
+        cfg = self.config
+        if self._done or self._run < cfg.settle_frames or now - self._anchor_time < cfg.settle_s:
+            return None
+        self._done = True
+        if self._last_read is not None and not self.changed(small, self._last_read):
+            return None  # a hand came and went; nothing moved
+        return self._read(image, small, now)
+
+    def _read(self, image: np.ndarray, small: np.ndarray, now: float) -> dict | None:
+        self.recognised += 1
+        try:
+            obs = self.recognise(image, self.seq, now)
+        except ValueError as err:  # ObserveError is a ValueError
+            self.failed += 1
+            self._last_read = None
+            log.warning("settled scene at %.3f not read: %s", now, err)
+            return None
+        obs.update(seq=self.seq, time=now, stable=True)
+        self.seq += 1
+        board = obs.get("board")
+        if board != self._board_json:
+            self._board_json = board
+            self._set_board(board)
+            # the picture's region changed: start the comparison again on the new region
+            small = self.lores(image)
+            self._anchor = small
+        self._last_read = small
+        return obs
+
+    def run(self, frames: Iterable[Any]) -> Iterator[dict]:
+        """The stable observations of a stream of frames."""
+        for frame in frames:
+            obs = self.feed(frame)
+            if obs is not None:
+                yield obs

@@ -1,0 +1,171 @@
+"""The tracker: stable observations only once a change has settled, one per position."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from device.sources import Frame, SourceConfig, open_source
+from device.tracker import Tracker, TrackerConfig
+
+GAME = "esoloe-tictactoe"
+
+
+def _cube(player: int) -> dict:
+    return {"player": player, "faces": {"up": "sakura"}}
+
+
+POSITIONS = [
+    {"cells": [[] for _ in range(9)]},
+    {"cells": [[_cube(0)] if i == 4 else [] for i in range(9)]},
+    {"cells": [[_cube(0)] if i == 4 else [_cube(1)] if i == 0 else [] for i in range(9)]},
+]
+
+# 4 frames a second: a still run must last 1 s, so that a frame the tracker reads is at
+# least 0.5 s after the hand left (the script's ``stable``) even where the hand is off the
+# board two frames before the script's still phase begins
+CONFIG = TrackerConfig(game=GAME, settle_s=1.0)
+
+
+@pytest.fixture(scope="module")
+def frames() -> list[Frame]:
+    """The scripted game (three positions, two moves under a hand) from the synthetic
+    frame source, ground truth in each frame's metadata."""
+    script = {"game": GAME, "positions": POSITIONS, "seed": 3, "fps": 4.0,
+              "still_s": 1.5, "move_s": 2.0}
+    with open_source(SourceConfig("synthetic", script=script)) as source:
+        return list(source)
+
+
+def _emitted(tracker: Tracker, stream) -> list[tuple[Frame, dict]]:
+    out = []
+    for frame in stream:
+        obs = tracker.feed(frame)
+        if obs is not None:
+            out.append((frame, obs))
+    return out
+
+
+def test_one_stable_observation_per_settled_position_none_under_a_hand(frames):
+    phases = {f.metadata["phase"] for f in frames}
+    assert {"still", "reach", "hold", "leave"} <= phases
+    tracker = Tracker(CONFIG)
+    emitted = _emitted(tracker, frames)
+    assert [f.metadata["position_index"] for f, _ in emitted] == [0, 1, 2]
+    for frame, obs in emitted:
+        assert frame.metadata["stable"] and frame.metadata["phase"] == "still"
+        assert obs["stable"] is True and obs["time"] == frame.time
+        assert obs["table"] == "t1" and obs["game"] == GAME
+        assert len(obs["position"]["cells"]) == 9
+    assert [obs["seq"] for _, obs in emitted] == [1, 2, 3]
+    # the vision pipeline ran once per settled position, not on every still frame
+    assert tracker.recognised == 3 and tracker.skipped == 0
+
+
+def test_bad_frames_are_skipped_with_a_warning_and_the_stream_goes_on(frames, caplog):
+    first = frames[0]
+    bad = [None,
+           replace(first, image=np.zeros((0, 0, 3), np.uint8), name="empty"),
+           replace(first, image=cv2.cvtColor(first.image, cv2.COLOR_BGR2GRAY), name="grey"),
+           replace(first, image=first.image[:360], name="half")]
+    hand = next(i for i, f in enumerate(frames) if f.metadata["phase"] == "hold")
+    still = next(i for i, f in enumerate(frames)
+                 if i > hand and f.metadata["phase"] == "still")
+    stream = frames[:hand] + bad[:2] + frames[hand:still + 1] + bad[2:] + frames[still + 1:]
+    tracker = Tracker(replace(CONFIG, first_seq=40))
+    with caplog.at_level(logging.WARNING, logger="tableref.tracker"):
+        emitted = _emitted(tracker, stream)
+    assert [f.metadata["position_index"] for f, _ in emitted] == [0, 1, 2]
+    assert all(f.metadata["stable"] for f, _ in emitted)
+    assert [obs["seq"] for _, obs in emitted] == [40, 41, 42]
+    assert tracker.skipped == 4
+    skipped = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+    assert len(skipped) == 4
+    assert any("no frame" in m for m in skipped) and any("empty" in m for m in skipped)
+    assert any("size 1280x360" in m for m in skipped)
+
+
+# ---------------------------------------------------------------- drawn pictures, no vision
+
+def _table(pieces: tuple[tuple[int, int], ...] = (), hand: int | None = None,
+           person: bool = False) -> np.ndarray:
+    """A 320x180 'table': a light board at (100..220, 40..140), dark pieces, a hand over
+    the board at x = ``hand``, a person at the left edge (outside the board)."""
+    img = np.full((180, 320, 3), 90, np.uint8)
+    cv2.rectangle(img, (100, 40), (220, 140), (220, 220, 220), -1)
+    for x, y in pieces:
+        cv2.rectangle(img, (x, y), (x + 15, y + 15), (40, 70, 40), -1)
+    if hand is not None:
+        cv2.ellipse(img, (hand, 90), (45, 25), 20, 0, 360, (120, 150, 200), -1)
+    if person:
+        cv2.circle(img, (30, 90), 25, (10, 10, 10), -1)
+    return img
+
+
+class FakeVision:
+    """Counts the recognition runs; reports the board's corners; fails when told to."""
+
+    def __init__(self):
+        self.calls = 0
+        self.fail = False
+
+    def __call__(self, image, seq, time):
+        self.calls += 1
+        if self.fail:
+            raise ValueError("no board in view")
+        return {"schema": "tableref/observation/1", "table": "t1", "game": GAME,
+                "seq": seq, "time": time, "stable": True, "confidence": 1.0,
+                "position": {"cells": [[] for _ in range(9)]},
+                "board": {"nw": [100, 40], "ne": [220, 40], "se": [220, 140], "sw": [100, 140]}}
+
+
+def _hand(n: int) -> list[np.ndarray]:
+    """A hand moving over the board for ``n`` frames."""
+    return [_table(hand=130 + 15 * i) for i in range(n)]
+
+
+def _play(tracker: Tracker, pictures: list[np.ndarray], t0: float) -> list[dict]:
+    return [obs for i, img in enumerate(pictures)
+            if (obs := tracker.feed(Frame(img, img[..., 0], t0 + i * 0.1, i, f"f{i}")))
+            is not None]
+
+
+def test_a_scene_is_read_once_and_again_only_after_a_change_settles(caplog):
+    vision = FakeVision()
+    tracker = Tracker(TrackerConfig(game=GAME, settle_frames=3, settle_s=0.2), vision)
+    empty, one = _table(), _table(((110, 50),))
+    assert len(_play(tracker, [empty] * 8, 0.0)) == 1 and vision.calls == 1
+    # a hand comes and goes, nothing moved: not read again
+    assert _play(tracker, _hand(4) + [empty] * 8, 1.0) == []
+    assert vision.calls == 1
+    # a piece placed under a hand: read once when it has settled
+    obs = _play(tracker, _hand(3) + [one] * 8, 3.0)
+    assert [o["seq"] for o in obs] == [2] and vision.calls == 2
+    assert obs[0]["time"] == pytest.approx(3.0 + 5 * 0.1)  # the third still frame, 0.2 s on
+    # vision cannot read the settled scene: no observation, a warning, seq not used up
+    vision.fail = True
+    with caplog.at_level(logging.WARNING, logger="tableref.tracker"):
+        assert _play(tracker, _hand(2) + [empty] * 8, 5.0) == []
+    assert vision.calls == 3 and tracker.failed == 1
+    assert "not read: no board in view" in caplog.text
+    vision.fail = False
+    obs = _play(tracker, _hand(2) + [one] * 8, 7.0)
+    assert [o["seq"] for o in obs] == [3]
+
+
+def test_change_detection_watches_the_board_once_vision_found_it():
+    tracker = Tracker(TrackerConfig(game=GAME), FakeVision())
+    quiet, person = _table(), _table(person=True)
+    small = tracker.lores(quiet)
+    assert small.shape == (90, 160)  # the whole frame, 160 px wide
+    assert tracker.changed(small, tracker.lores(person))
+    _play(tracker, [quiet] * 8, 0.0)  # read once: the board's corners are known now
+    board = tracker.lores(quiet)
+    assert board.shape[1] == 160 and board.shape != small.shape
+    # someone moving beside the board is not a change; a piece on the board is
+    assert not tracker.changed(board, tracker.lores(person))
+    assert tracker.changed(board, tracker.lores(_table(((110, 50),))))
