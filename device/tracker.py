@@ -27,7 +27,8 @@ Unstable observations are not published at all: the referee ignores them, livene
 the transport's heartbeat and the service watchdog. A frame that is None, empty, not an
 8-bit colour picture or of another size than the stream's first is skipped with a
 warning (``tableref.tracker`` logger); a frame vision cannot read (``ObserveError``: no
-board in view) gives no observation, a warning, and is tried again after the next change.
+board in view) gives no observation, a warning, and is tried again after the next change
+(change detection then watches the whole frame again, in case the board was moved).
 """
 
 from __future__ import annotations
@@ -168,7 +169,8 @@ class Tracker:
             return None
         now = float(frame.time)
         small = self.lores(image)
-        if self._anchor is None or self.changed(small, self._anchor):
+        if (self._anchor is None or self._anchor.shape != small.shape
+                or self.changed(small, self._anchor)):
             self._anchor, self._anchor_time, self._run, self._done = small, now, 1, False
             return None
         self._run += 1
@@ -188,6 +190,10 @@ class Tracker:
             self.failed += 1
             self._last_read = None
             log.warning("settled scene at %.3f not read: %s", now, err)
+            if self._board is not None:  # the board may have moved: watch the whole frame
+                self._board_json = None
+                self._set_board(None)
+                self._anchor = self.lores(image)
             return None
         obs.update(seq=self.seq, time=now, stable=True)
         self.seq += 1

@@ -152,9 +152,11 @@ def test_a_scene_is_read_once_and_again_only_after_a_change_settles(caplog):
         assert _play(tracker, _hand(2) + [empty] * 8, 5.0) == []
     assert vision.calls == 3 and tracker.failed == 1
     assert "not read: no board in view" in caplog.text
+    assert tracker.lores(empty).shape == (90, 160)  # the whole frame again
     vision.fail = False
     obs = _play(tracker, _hand(2) + [one] * 8, 7.0)
     assert [o["seq"] for o in obs] == [3]
+    assert tracker.lores(empty).shape == (133, 160)  # the board region: 120x100 px, grown
 
 
 def test_change_detection_watches_the_board_once_vision_found_it():
