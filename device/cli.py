@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "render": ("device.render_cmd", "render a synthetic photo of a game with its ground truth"),
     "dataset": ("device.dataset_cmd", "write labelled synthetic training crops or frames"),
     "observe": ("device.observe_cmd", "read camera images into observations (JSONL)"),
+    "camera": ("device.camera_service", "the camera service: frames to observations, published"),
 }
 
 

@@ -1,0 +1,186 @@
+"""The camera as a service: frames in, stable observations out over ZeroMQ.
+
+    tableref camera --publish tcp://*:5556 --table t1 --game esoloe-tictactoe \\
+        --source picamera2
+
+It opens a frame source (``device.sources``), feeds the frames to the tracker
+(``device.tracker``: one stable observation per settled scene) and publishes each
+observation on a ZeroMQ PUB socket (``device.stream.Publisher``, topic = the table id,
+with a last-value cache so that a referee that joins gets the current position at once).
+``--jsonl FILE`` also appends each observation to a file.
+
+The observations' ``seq`` starts at ``--first-seq`` (default: the clock in milliseconds),
+so it keeps increasing across restarts, as the referee requires. A finite source
+(``folder``, ``video``, ``synthetic``) that comes to its end leaves the service running,
+its last observation still answered to late subscribers, until it is stopped.
+
+Under systemd (``Type=notify``) it sends READY=1 once the source and the socket are up
+and WATCHDOG=1 from its main loop. SIGTERM and SIGINT stop it cleanly (exit status 0); a
+setup failure (a source that cannot be opened, an address that cannot be bound) is one
+line on standard error and exit status 2; a source that fails while running is one line
+and exit status 1 (systemd's ``Restart=on-failure`` starts it again).
+
+Top-level imports stay light (argparse only).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+SOURCES = ("synthetic", "folder", "video", "usb", "picamera2")
+LIVE = ("usb", "picamera2")  # captured in their own thread, keeping only the newest frame
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", required=True, metavar="ID",
+                        help="the game on the table (see tableref games)")
+    parser.add_argument("--table", default="t1", metavar="ID",
+                        help="the table id, also the ZeroMQ topic (default t1)")
+    parser.add_argument("--publish", default="tcp://127.0.0.1:5556", metavar="ADDR",
+                        help="publish the observations at ADDR (default tcp://127.0.0.1:5556;"
+                        " tcp://*:5556 for every interface)")
+    parser.add_argument("--source", choices=SOURCES, default="synthetic",
+                        help="where the frames come from (default synthetic: the renderer "
+                        "plays a seeded random game of --game)")
+    parser.add_argument("--path", metavar="PATH",
+                        help="folder: the image folder; video: the video file")
+    parser.add_argument("--device", default="0", metavar="DEV",
+                        help="usb: index or /dev/videoN; picamera2: camera number (default 0)")
+    parser.add_argument("--size", default="1280x720", metavar="WxH",
+                        help="usb/picamera2 frame size (default 1280x720)")
+    parser.add_argument("--fps", type=float, default=10.0, help="frames per second (default 10)")
+    parser.add_argument("--loop", action="store_true",
+                        help="folder/video: start again at the end")
+    parser.add_argument("--seed", type=int, default=7,
+                        help="synthetic: the seed of the game and of the picture (default 7)")
+    parser.add_argument("--settle-s", type=float, default=0.5, metavar="S",
+                        help="a scene is read once still this long, in capture time "
+                        "(default 0.5; a folder's frames come fast: use 0)")
+    parser.add_argument("--settle-frames", type=int, default=3, metavar="N",
+                        help="... and for this many frames (default 3)")
+    parser.add_argument("--first-seq", type=int, default=None, metavar="N",
+                        help="the first observation's seq (default: the clock in ms, so that "
+                        "seq keeps increasing across restarts)")
+    parser.add_argument("--jsonl", metavar="FILE",
+                        help="also append each observation to FILE (JSONL)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``tableref camera``: logs to standard error, runs until stopped."""
+    import logging
+    import sys
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="tableref camera: %(levelname)s: %(message)s")
+    return serve(args)
+
+
+def _size(text: str) -> tuple[int, int]:
+    w, sep, h = text.lower().partition("x")
+    if not sep or not w.isdigit() or not h.isdigit():
+        raise ValueError(f"--size {text!r} is not WIDTHxHEIGHT (e.g. 1280x720)")
+    return int(w), int(h)
+
+
+def _synthetic_script(args: argparse.Namespace) -> dict:
+    """The renderer's scripted game for ``--game``: the settled positions of the demo's
+    seeded random game (the first plies only: each is seconds of frames)."""
+    from device.demo import scripted_observations
+
+    positions: list[dict] = []
+    for obs in scripted_observations(args.game, args.seed, table=args.table, max_plies=6):
+        if obs["stable"] and (not positions or positions[-1] != obs["position"]):
+            positions.append(obs["position"])
+    return {"game": args.game, "positions": positions, "seed": args.seed, "fps": args.fps}
+
+
+def serve(args: argparse.Namespace, *, stop=None) -> int:
+    """Runs until ``stop`` (a threading.Event) is set, or SIGTERM/SIGINT in the main
+    thread. Returns the exit status."""
+    import json
+    import logging
+    import sys
+    import threading
+    import time
+
+    from device.referee_service import _stop_on_signals
+    from device.sdnotify import Watchdog, notify
+    from device.sources import LatestFrame, SourceConfig, SourceError, open_source
+    from device.stream import Publisher, StreamError
+    from device.tracker import Tracker, TrackerConfig
+
+    log = logging.getLogger("tableref.camera")
+    stop = stop or threading.Event()
+    source = publisher = jsonl = None
+    from rules.core import RulesError
+    from rules.registry import get_game
+
+    try:
+        get_game(args.game)  # an unknown game id: one line now, not at the first read
+        config = SourceConfig(
+            args.source, path=args.path, device=args.device, size=_size(args.size),
+            fps=args.fps, loop=args.loop,
+            script=_synthetic_script(args) if args.source == "synthetic" else None)
+        source = open_source(config)
+        source.open()
+        publisher = Publisher(args.publish)
+        if args.jsonl:
+            jsonl = open(args.jsonl, "a", encoding="utf-8")  # noqa: SIM115 (closed below)
+    except (SourceError, StreamError, RulesError, OSError, ValueError) as err:
+        for part in (source, publisher, jsonl):
+            if part is not None:
+                part.close()
+        print(f"tableref camera: {err}", file=sys.stderr)
+        return 2
+    first_seq = args.first_seq if args.first_seq is not None else int(time.time() * 1000)
+    tracker = Tracker(TrackerConfig(game=args.game, table=args.table, settle_s=args.settle_s,
+                                    settle_frames=args.settle_frames, first_seq=first_seq))
+    latest = LatestFrame(source).start() if args.source in LIVE else None
+    watchdog = Watchdog()
+    notify("READY=1", f"STATUS=publishing table {args.table} at {publisher.endpoint}")
+    log.info("table %s: publishing the observations of the %s source at %s (first seq %d)",
+             args.table, args.source, publisher.endpoint, first_seq)
+    restore = _stop_on_signals(stop)
+    status, ended = 0, False
+    try:
+        while not stop.is_set():
+            publisher.pump()
+            watchdog.tick()
+            if ended:
+                stop.wait(0.1)
+                continue
+            try:
+                frame = latest.get(timeout=0.2) if latest is not None else source.read()
+            except SourceError as err:
+                log.error("%s", err)
+                status = 1
+                break
+            if frame is None:
+                if latest is None or latest.ended:
+                    if latest is not None and latest.error is not None:
+                        log.error("%s", latest.error)
+                        status = 1
+                        break
+                    ended = True
+                    log.info("the source ended after %d frames; still serving the last "
+                             "observation until stopped", tracker.frames)
+                    notify("STATUS=source ended; serving the last observation")
+                continue
+            obs = tracker.feed(frame)
+            if obs is None:
+                continue
+            publisher.publish_observation(obs)
+            if jsonl is not None:
+                jsonl.write(json.dumps(obs, separators=(",", ":")) + "\n")
+                jsonl.flush()
+            log.info("table %s: observation seq %d", args.table, obs["seq"])
+    finally:
+        restore()
+        notify("STOPPING=1")
+        if latest is not None:
+            latest.stop()
+        source.close()
+        publisher.close()
+        if jsonl is not None:
+            jsonl.close()
+    return status

@@ -1,0 +1,108 @@
+"""``tableref camera``: frames from a folder -> a stable observation, in the JSONL file and
+on the ZeroMQ socket; a clean stop on SIGTERM; a bad source is one line and exit 2."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import pytest
+
+from device.stream import Subscriber
+from rules.observation import ObservationReader
+from tests.device.service_helpers import FAST, ipc_dir
+
+GAME = "esoloe-tictactoe"
+ROOT = Path(__file__).resolve().parents[2]
+CUBE = {"player": 0, "faces": {"up": "sakura"}}
+POSITION = {"cells": [[CUBE] if i == 4 else [] for i in range(9)]}
+
+
+def _camera(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "device.cli", "camera", *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """The same rendered position four times: a scene that settles."""
+    from vision.render.frame import render_scene
+
+    image, _ = render_scene(GAME, POSITION, 3)
+    out = tmp_path_factory.mktemp("frames")
+    for i in range(4):
+        cv2.imwrite(str(out / f"frame{i}.png"), image)
+    return out
+
+
+def test_a_settled_scene_is_written_and_published_and_sigterm_stops_cleanly(
+        folder, tmp_path):
+    sockets = ipc_dir()
+    address = f"ipc://{sockets}/obs"
+    jsonl = tmp_path / "obs.jsonl"
+    sub = Subscriber([address], ["t1"], heartbeat=FAST)  # connects before the bind: fine
+    proc = _camera("--source", "folder", "--path", str(folder), "--game", GAME,
+                   "--table", "t1", "--jsonl", str(jsonl), "--publish", address,
+                   "--settle-s", "0", "--first-seq", "500")
+    try:
+        got = None
+        deadline = time.monotonic() + 20
+        while got is None and time.monotonic() < deadline and proc.poll() is None:
+            msg = sub.recv(timeout=0.2)
+            if msg is not None and msg.kind == "observation":
+                got = msg
+        assert got is not None, f"nothing received; camera said: {proc.stderr.read1()}"
+        assert got.topic == "t1" and got.body["seq"] == 500 and got.body["stable"] is True
+        # the JSONL line: a valid observation of the rendered position
+        lines = jsonl.read_text().splitlines()
+        assert len(lines) == 1  # one settled scene, read once
+        obs = ObservationReader().parse(lines[0])
+        assert obs.table == "t1" and obs.seq == 500 and obs.stable
+        cells = obs.raw["position"]["cells"]
+        assert [len(c) for c in cells] == [0, 0, 0, 0, 1, 0, 0, 0, 0]
+        assert cells[4][0]["player"] == 0
+        assert got.body == obs.raw
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        sub.close()
+        shutil.rmtree(sockets, ignore_errors=True)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--source", "folder", "--path", "/nonexistent/frames"], "no such image folder"),
+    (["--source", "folder", "--publish", "bogus://x"], "cannot publish on bogus://x"),
+])
+def test_a_setup_failure_is_one_line_and_exit_status_2(folder, args, says):
+    if "--path" not in args:
+        args = [*args, "--path", str(folder)]
+    proc = _camera(*args, "--game", GAME, "--table", "t1")
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 2
+    assert err.count("\n") == 1 and says in err and "Traceback" not in err
+
+
+def test_the_systemd_unit_passes_options_tableref_camera_takes():
+    from device.cli import build_parser
+
+    env = dict(line.split("=", 1) for line in (ROOT / "systemd/tableref.env").read_text()
+               .splitlines() if line and not line.startswith("#"))
+    unit = (ROOT / "systemd/tableref-camera.service").read_text()
+    exec_start = next(line for line in unit.splitlines() if line.startswith("ExecStart="))
+    command = re.sub(r"\$\{?([A-Z_]+)\}?", lambda m: env[m.group(1)], exec_start)
+    argv = shlex.split(command.removeprefix("ExecStart="))[1:]
+    args = build_parser().parse_args(argv)
+    assert args.command == "camera" and args.source == "picamera2"
+    assert (args.table, args.game, args.publish) == (
+        env["TABLEREF_TABLE"], env["TABLEREF_GAME"], env["TABLEREF_CAMERA_PUBLISH"])
