@@ -6,7 +6,8 @@
 It opens a frame source (``device.sources``), feeds the frames to the tracker
 (``device.tracker``: one stable observation per settled scene) and publishes each
 observation on a ZeroMQ PUB socket (``device.stream.Publisher``, topic = the table id,
-with a last-value cache so that a referee that joins gets the current position at once).
+with a last-value cache so that a referee that joins gets the current position at once;
+``--curve-secret`` and ``--curve-allowed`` switch CURVE encryption and authentication on).
 ``--jsonl FILE`` also appends each observation to a file.
 
 The observations' ``seq`` starts at ``--first-seq`` (default: the clock in milliseconds),
@@ -63,6 +64,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "seq keeps increasing across restarts)")
     parser.add_argument("--jsonl", metavar="FILE",
                         help="also append each observation to FILE (JSONL)")
+    parser.add_argument("--curve-secret", metavar="FILE",
+                        help="this camera's key pair (NAME.key_secret from tableref keys)")
+    parser.add_argument("--curve-allowed", metavar="DIR",
+                        help="public keys allowed to subscribe (the referee's): CURVE on")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,11 +107,12 @@ def serve(args: argparse.Namespace, *, stop=None) -> int:
     import sys
     import threading
     import time
+    from pathlib import Path
 
     from device.referee_service import _stop_on_signals
     from device.sdnotify import Watchdog, notify
     from device.sources import LatestFrame, SourceConfig, SourceError, open_source
-    from device.stream import Publisher, StreamError
+    from device.stream import CurveServer, Publisher, StreamError
     from device.tracker import Tracker, TrackerConfig
 
     log = logging.getLogger("tableref.camera")
@@ -123,7 +129,12 @@ def serve(args: argparse.Namespace, *, stop=None) -> int:
             script=_synthetic_script(args) if args.source == "synthetic" else None)
         source = open_source(config)
         source.open()
-        publisher = Publisher(args.publish)
+        curve = None
+        if args.curve_allowed or args.curve_secret:
+            if not (args.curve_allowed and args.curve_secret):
+                raise ValueError("CURVE needs both --curve-secret FILE and --curve-allowed DIR")
+            curve = CurveServer(Path(args.curve_secret), Path(args.curve_allowed))
+        publisher = Publisher(args.publish, curve=curve)
         if args.jsonl:
             jsonl = open(args.jsonl, "a", encoding="utf-8")  # noqa: SIM115 (closed below)
     except (SourceError, StreamError, RulesError, OSError, ValueError) as err:

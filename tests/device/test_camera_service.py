@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from device.stream import Subscriber
+from device.stream import CurveClient, Subscriber, write_keypair
 from rules.observation import ObservationReader
 from tests.device.service_helpers import FAST, ipc_dir
 
@@ -42,15 +42,26 @@ def folder(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.parametrize("encrypted", [False, True], ids=["plain", "curve"])
 def test_a_settled_scene_is_written_and_published_and_sigterm_stops_cleanly(
-        folder, tmp_path):
+        folder, tmp_path, encrypted):
     sockets = ipc_dir()
     address = f"ipc://{sockets}/obs"
     jsonl = tmp_path / "obs.jsonl"
-    sub = Subscriber([address], ["t1"], heartbeat=FAST)  # connects before the bind: fine
+    curve_args, client = [], None
+    if encrypted:
+        camera_public, camera_secret = write_keypair(tmp_path / "keys", "camera")
+        referee_public, referee_secret = write_keypair(tmp_path / "keys", "referee")
+        (tmp_path / "allowed").mkdir()
+        shutil.copy(referee_public, tmp_path / "allowed")
+        curve_args = ["--curve-secret", str(camera_secret),
+                      "--curve-allowed", str(tmp_path / "allowed")]
+        client = CurveClient(referee_secret, camera_public)
+    # the subscriber connects before the camera binds: ZeroMQ retries until it is there
+    sub = Subscriber([address], ["t1"], heartbeat=FAST, curve=client)
     proc = _camera("--source", "folder", "--path", str(folder), "--game", GAME,
                    "--table", "t1", "--jsonl", str(jsonl), "--publish", address,
-                   "--settle-s", "0", "--first-seq", "500")
+                   "--settle-s", "0", "--first-seq", "500", *curve_args)
     try:
         got = None
         deadline = time.monotonic() + 20
@@ -83,11 +94,13 @@ def test_a_settled_scene_is_written_and_published_and_sigterm_stops_cleanly(
 @pytest.mark.parametrize("args, says", [
     (["--source", "folder", "--path", "/nonexistent/frames"], "no such image folder"),
     (["--source", "folder", "--publish", "bogus://x"], "cannot publish on bogus://x"),
+    (["--source", "folder", "--curve-secret", "camera.key_secret"], "CURVE needs both"),
+    (["--source", "folder", "--game", "chess"], "unknown game 'chess'"),
 ])
 def test_a_setup_failure_is_one_line_and_exit_status_2(folder, args, says):
     if "--path" not in args:
         args = [*args, "--path", str(folder)]
-    proc = _camera(*args, "--game", GAME, "--table", "t1")
+    proc = _camera("--game", GAME, *args, "--table", "t1")
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 2
     assert err.count("\n") == 1 and says in err and "Traceback" not in err
