@@ -3,10 +3,13 @@ on the ZeroMQ socket; a clean stop on SIGTERM; a bad source is one line and exit
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -25,9 +28,10 @@ CUBE = {"player": 0, "faces": {"up": "sakura"}}
 POSITION = {"cells": [[CUBE] if i == 4 else [] for i in range(9)]}
 
 
-def _camera(*args: str) -> subprocess.Popen:
+def _camera(*args: str, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "device.cli", "camera", *args], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +63,12 @@ def test_a_settled_scene_is_written_and_published_and_sigterm_stops_cleanly(
         client = CurveClient(referee_secret, camera_public)
     # the subscriber connects before the camera binds: ZeroMQ retries until it is there
     sub = Subscriber([address], ["t1"], heartbeat=FAST, curve=client)
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)  # systemd's side
+    notify.bind(f"{sockets}/notify")
     proc = _camera("--source", "folder", "--path", str(folder), "--game", GAME,
                    "--table", "t1", "--jsonl", str(jsonl), "--publish", address,
-                   "--settle-s", "0", "--first-seq", "500", *curve_args)
+                   "--settle-s", "0", "--first-seq", "500", *curve_args,
+                   env={"NOTIFY_SOCKET": f"{sockets}/notify"})
     try:
         got = None
         deadline = time.monotonic() + 20
@@ -83,7 +90,15 @@ def test_a_settled_scene_is_written_and_published_and_sigterm_stops_cleanly(
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == 0
         assert "Traceback" not in proc.stderr.read()
+        notify.settimeout(0.5)
+        said = []
+        with contextlib.suppress(TimeoutError):
+            while True:
+                said.append(notify.recv(4096).decode())
+        # between them maybe STATUS=source ended (the folder's four frames)
+        assert said[0].startswith("READY=1\n") and said[-1] == "STOPPING=1", said
     finally:
+        notify.close()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
