@@ -109,7 +109,7 @@ def serve(args: argparse.Namespace, *, stop=None) -> int:
     import time
     from pathlib import Path
 
-    from device.referee_service import _stop_on_signals
+    from device.referee_service import stop_on_signals
     from device.sdnotify import Watchdog, notify
     from device.sources import LatestFrame, SourceConfig, SourceError, open_source
     from device.stream import CurveServer, Publisher, StreamError
@@ -151,7 +151,7 @@ def serve(args: argparse.Namespace, *, stop=None) -> int:
     notify("READY=1", f"STATUS=publishing table {args.table} at {publisher.endpoint}")
     log.info("table %s: publishing the observations of the %s source at %s (first seq %d)",
              args.table, args.source, publisher.endpoint, first_seq)
-    restore = _stop_on_signals(stop)
+    restore = stop_on_signals(stop)
     status, ended = 0, False
     try:
         while not stop.is_set():

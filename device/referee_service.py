@@ -130,7 +130,7 @@ def serve(config: ServiceConfig, *, stop=None, games=None, out=None, ready=None)
         service.close()
         print(f"tableref referee: {err}", file=sys.stderr)
         return 2
-    restore = _stop_on_signals(stop)
+    restore = stop_on_signals(stop)
     try:
         if ready is not None:
             ready(service)
@@ -141,7 +141,9 @@ def serve(config: ServiceConfig, *, stop=None, games=None, out=None, ready=None)
     return 0
 
 
-def _stop_on_signals(stop):
+def stop_on_signals(stop):
+    """SIGTERM and SIGINT set the ``stop`` event (services share this); returns a function
+    that puts the old handlers back. Outside the main thread it changes nothing."""
     import signal
     import threading
 
