@@ -409,21 +409,6 @@ class Board:
 # --------------------------------------------------------------------------- helpers
 
 
-def position_matches(expected: Any, observed: Any) -> bool:
-    """Compare two JSON trees where None in ``observed`` (not known) matches anything."""
-    if observed is None:
-        return True
-    if isinstance(expected, dict) and isinstance(observed, dict):
-        return expected.keys() == observed.keys() and all(
-            position_matches(expected[k], observed[k]) for k in expected
-        )
-    if isinstance(expected, list | tuple) and isinstance(observed, list | tuple):
-        return len(expected) == len(observed) and all(
-            position_matches(e, o) for e, o in zip(expected, observed, strict=True)
-        )
-    return expected == observed
-
-
 def canonical_json(data: Any) -> str:
     """A stable text form of JSON data (sorted keys, no spaces): for hashing and tests."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
