@@ -24,6 +24,7 @@ intra-op threads (default 1) and spinning off, so the camera keeps its cores.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,6 +104,21 @@ def metadata_json(spec: InputSpec, heads: dict[str, Sequence[str]],
     return json.dumps({"input": spec.to_json(),
                        "heads": [{"name": n, "labels": list(ls)} for n, ls in heads.items()],
                        "real_dice_training": real_dice_training})
+
+
+_SHARED: dict[str, Classifier | None] = {}
+
+
+def shared(name: str) -> Classifier | None:
+    """``models/<name>.onnx`` loaded once per process; None when it is missing or unusable
+    (logged once: the pipeline then leaves what that model reads null, never a guess)."""
+    if name not in _SHARED:
+        try:
+            _SHARED[name] = Classifier.load(name)
+        except ModelError as err:
+            logging.getLogger(__name__).warning("%s: what it reads is left null", err)
+            _SHARED[name] = None
+    return _SHARED[name]
 
 
 class Classifier:

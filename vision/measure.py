@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.board import CORNER_NAMES, find_board, geometry
-from vision.observe import read_fields
+from vision.read_esoloe import read_fields
 
 FOUND_PX = 10.0
 

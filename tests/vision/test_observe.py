@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.observe
+import vision.classifier
 from device.cli import main
 from rules.registry import get_game
 from vision.measure import measure
@@ -50,7 +50,8 @@ def test_observation_reads_occupancy_and_colour(frame):
 
 
 def test_without_the_symbol_model_no_face_is_read(frame, monkeypatch):
-    monkeypatch.setattr(vision.observe, "_SYMBOL", [None])  # as if models/symbol.onnx were gone
+    # as if models/symbol.onnx were gone
+    monkeypatch.setitem(vision.classifier._SHARED, "symbol", None)
     obs = observe(frame, GAME)
     cubes = [cube for stack in obs["position"]["cells"] for cube in stack]
     assert len(cubes) == 3 and all(set(c["faces"].values()) == {None} for c in cubes)

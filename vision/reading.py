@@ -1,0 +1,32 @@
+"""What a game's reader gives back for one frame: the position and how sure it is.
+
+Each game family has a reader module (``vision.read_esoloe`` for the e-SOLO-e family, ...)
+with ``read(image, fix, geom, calibration) -> Reading``; ``vision.observe`` finds the board,
+calls the game's reader and wraps the reading into the wire format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Reading:
+    """``position``: the observation's position object. ``confidences``: one per element
+    read (the observation's confidence is their minimum). ``uncertain``: the entries of the
+    ``uncertain`` extension (docs/observation-extensions.md): path, confidence and, where
+    known, the next most likely readings as ``alternatives`` [[value, probability], ...]."""
+
+    position: dict
+    confidences: list[float] = field(default_factory=list)
+    uncertain: list[dict] = field(default_factory=list)
+
+    def add(self, confidence: float, path: str | None = None, threshold: float = 0.9,
+            alternatives: list | None = None) -> None:
+        """Count one element's confidence; list it as uncertain below ``threshold``."""
+        self.confidences.append(float(confidence))
+        if path is not None and confidence < threshold:
+            entry: dict = {"path": path, "confidence": round(float(confidence), 4)}
+            if alternatives:
+                entry["alternatives"] = alternatives
+            self.uncertain.append(entry)
