@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench lint gallery clean
+.PHONY: demo test test-slow test-pi-deps bench lint gallery clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,16 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -m slow
 
+# The default tests on the Raspberry Pi's dependency set (numpy 1.24 as Bookworm ships it,
+# OpenCV 4.11) in a venv of its own: the code must run on OpenCV 4.11 and 5.0 alike.
+PI_VENV := .venv-pi
+test-pi-deps:
+	test -d $(PI_VENV) || $(PYTHON) -m venv $(PI_VENV)
+	$(PI_VENV)/bin/pip install --quiet --upgrade pip
+	$(PI_VENV)/bin/pip install --quiet -e '.[dev,pi]' 'numpy==1.24.*'
+	$(PI_VENV)/bin/python -c "import cv2, numpy; print('OpenCV', cv2.__version__, 'numpy', numpy.__version__)"
+	$(PI_VENV)/bin/pytest -q -p no:cacheprovider
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
@@ -32,4 +42,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(PI_VENV) build *.egg-info .pytest_cache
