@@ -5,6 +5,7 @@ in the file's own metadata (``metadata_props``), under the key ``tableref``, as 
 
     {"input": {"size": 32, "channels": 3, "mean": [...], "std": [...]},
      "heads": [{"name": "pips", "labels": ["1", ..., "9"]}, ...],
+     "embedding": {"output": "embedding", "size": 64},
      "real_dice_training": null}
 
 ``real_dice_training`` (optional) names the real crops the model was trained on, as the
@@ -14,8 +15,13 @@ real dice can leave exactly those out.
 Input: one tensor ``input`` of shape (batch, channels, size, size), float32, BGR channel
 order (as OpenCV gives it; one grey channel when channels is 1), pixel / 255 then
 (x - mean) / std per channel. Outputs: one logits tensor (batch, classes) per head, in
-the order of ``heads``. Keeping this inside the .onnx means a model cannot travel without
-its labels, and a file either loads whole or fails with ``ModelError``.
+the order of ``heads``, and (where ``embedding`` is given) one more output of that name:
+the network's penultimate feature vector, float32 (batch, size), the input of every head's
+linear layer, not normalised. ``Classifier.embed`` returns it, for set enrolment (the
+calibration's prototypes and last-layer adaptation); files made before it existed have no
+``embedding`` entry, still predict, and ``embed`` refuses them with ``ModelError``.
+Keeping this inside the .onnx means a model cannot travel without its labels, and a file
+either loads whole or fails with ``ModelError``.
 
 All crops of a frame go through ONE ``session.run``; onnxruntime runs with a fixed number of
 intra-op threads (default 1) and spinning off, so the camera keeps its cores.
@@ -98,11 +104,19 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+EMBEDDING_OUTPUT = "embedding"
+
+
 def metadata_json(spec: InputSpec, heads: dict[str, Sequence[str]],
-                  real_dice_training: dict | None = None) -> str:
-    """The metadata value the exporter writes under METADATA_KEY."""
+                  real_dice_training: dict | None = None,
+                  embedding_size: int | None = None) -> str:
+    """The metadata value the exporter writes under METADATA_KEY (``embedding_size``: the
+    length of the ``embedding`` output, None for a model without one)."""
+    embedding = (None if embedding_size is None
+                 else {"output": EMBEDDING_OUTPUT, "size": int(embedding_size)})
     return json.dumps({"input": spec.to_json(),
                        "heads": [{"name": n, "labels": list(ls)} for n, ls in heads.items()],
+                       "embedding": embedding,
                        "real_dice_training": real_dice_training})
 
 
@@ -151,13 +165,23 @@ class Classifier:
                                    tuple(map(float, data["input"]["std"])))
             self.heads = {h["name"]: tuple(map(str, h["labels"])) for h in data["heads"]}
             self.real_dice_training: dict | None = data.get("real_dice_training")
+            embedding = data.get("embedding")
+            self._embedding_output: str | None = (None if embedding is None
+                                                  else str(embedding["output"]))
+            self.embedding_size: int | None = (None if embedding is None
+                                               else int(embedding["size"]))
         except (TypeError, ValueError, KeyError) as err:
             raise ModelError(f"model file {self.path} lacks valid '{METADATA_KEY}' metadata "
                              f"({type(err).__name__}: {err})") from None
-        outputs = self.session.get_outputs()
-        if len(outputs) != len(self.heads):
-            raise ModelError(f"model file {self.path} has {len(outputs)} outputs but "
-                             f"{len(self.heads)} heads in its metadata")
+        outputs = [o.name for o in self.session.get_outputs()]
+        if self._embedding_output is not None and self._embedding_output not in outputs:
+            raise ModelError(f"model file {self.path} has no output "
+                             f"{self._embedding_output!r}, which its metadata names as the "
+                             "embedding")
+        self._head_outputs = [o for o in outputs if o != self._embedding_output]
+        if len(self._head_outputs) != len(self.heads):
+            raise ModelError(f"model file {self.path} has {len(self._head_outputs)} head "
+                             f"outputs but {len(self.heads)} heads in its metadata")
         self._input_name = self.session.get_inputs()[0].name
 
     @classmethod
@@ -172,7 +196,20 @@ class Classifier:
     def logits(self, crops: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Raw logits per head for a batch of crops, from one session run."""
         batch = preprocess(crops, self.input)
-        return self.session.run(None, {self._input_name: batch})
+        return self.session.run(self._head_outputs, {self._input_name: batch})
+
+    def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """The penultimate feature vector of each crop, float32 (n, embedding_size), from one
+        session run: what set enrolment builds prototypes or a new last layer on."""
+        if self._embedding_output is None:
+            raise ModelError(f"model file {self.path} has no embedding output (made before "
+                             "embeddings existed); retrain or re-export it with "
+                             "python -m vision.train")
+        if not crops:
+            return np.zeros((0, self.embedding_size), np.float32)
+        batch = preprocess(crops, self.input)
+        out = self.session.run([self._embedding_output], {self._input_name: batch})[0]
+        return np.asarray(out, np.float32)
 
     def predict(self, crops: Sequence[np.ndarray], top_k: int = 3) -> list[dict[str, Prediction]]:
         """Per crop, per head: the best label, its probability and the top-k alternatives."""

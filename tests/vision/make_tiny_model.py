@@ -1,7 +1,9 @@
-"""Writes data/tiny.onnx, the fixture of test_classifier.py (needs the `onnx` package:
-``python -m tests.vision.make_tiny_model``). Grey 4x4 input, two heads of plain sums:
-``band`` (labels top/middle/bottom: the summed rows 0, 1-2, 3) and ``side`` (left/right:
-the summed columns 0-1, 2-3)."""
+"""Writes data/tiny.onnx and data/tiny-old.onnx, the fixtures of test_classifier.py (needs
+the `onnx` package: ``python -m tests.vision.make_tiny_model``). Grey 4x4 input, two heads
+of plain sums: ``band`` (labels top/middle/bottom: the summed rows 0, 1-2, 3) and ``side``
+(left/right: the summed columns 0-1, 2-3). tiny.onnx also has the ``embedding`` output
+(the 16 input pixels the heads sum, flattened); tiny-old.onnx is the same model as files
+were before embeddings: heads only, no ``embedding`` in its metadata."""
 
 from pathlib import Path
 
@@ -9,9 +11,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from vision.classifier import METADATA_KEY, InputSpec, metadata_json
+from vision.classifier import EMBEDDING_OUTPUT, METADATA_KEY, InputSpec, metadata_json
 
-PATH = Path(__file__).parent / "data" / "tiny.onnx"
+DATA = Path(__file__).parent / "data"
 SPEC = InputSpec(size=4, channels=1, mean=(0.0,), std=(1.0,))
 HEADS = {"band": ("top", "middle", "bottom"), "side": ("left", "right")}
 
@@ -24,25 +26,36 @@ def weights() -> tuple[np.ndarray, np.ndarray]:
     return band.reshape(16, 3), side.reshape(16, 2)
 
 
-def main() -> None:
+def build(embedding: bool) -> onnx.ModelProto:
     band, side = weights()
+    nodes = [helper.make_node("Flatten", ["input"], ["flat"], axis=1),
+             helper.make_node("MatMul", ["flat", "w_band"], ["band"]),
+             helper.make_node("MatMul", ["flat", "w_side"], ["side"])]
+    outputs = [helper.make_tensor_value_info("band", TensorProto.FLOAT, ["batch", 3]),
+               helper.make_tensor_value_info("side", TensorProto.FLOAT, ["batch", 2])]
+    if embedding:
+        nodes.append(helper.make_node("Identity", ["flat"], [EMBEDDING_OUTPUT]))
+        outputs.append(
+            helper.make_tensor_value_info(EMBEDDING_OUTPUT, TensorProto.FLOAT, ["batch", 16]))
     graph = helper.make_graph(
-        [helper.make_node("Flatten", ["input"], ["flat"], axis=1),
-         helper.make_node("MatMul", ["flat", "w_band"], ["band"]),
-         helper.make_node("MatMul", ["flat", "w_side"], ["side"])],
-        "tiny",
+        nodes, "tiny",
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 1, 4, 4])],
-        [helper.make_tensor_value_info("band", TensorProto.FLOAT, ["batch", 3]),
-         helper.make_tensor_value_info("side", TensorProto.FLOAT, ["batch", 2])],
+        outputs,
         [numpy_helper.from_array(band, "w_band"), numpy_helper.from_array(side, "w_side")],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    helper.set_model_props(model, {METADATA_KEY: metadata_json(SPEC, HEADS)})
+    meta = (metadata_json(SPEC, HEADS, embedding_size=16) if embedding
+            else metadata_json(SPEC, HEADS).replace('"embedding": null, ', ""))
+    helper.set_model_props(model, {METADATA_KEY: meta})
     onnx.checker.check_model(model)
-    PATH.parent.mkdir(exist_ok=True)
-    onnx.save(model, PATH)
+    return model
 
+
+def main() -> None:
+    DATA.mkdir(exist_ok=True)
+    onnx.save(build(embedding=True), DATA / "tiny.onnx")
+    onnx.save(build(embedding=False), DATA / "tiny-old.onnx")
 
 if __name__ == "__main__":
     main()

@@ -7,6 +7,7 @@ import pytest
 from vision.classifier import Classifier, InputSpec, ModelError, preprocess, softmax
 
 TINY = Path(__file__).parent / "data" / "tiny.onnx"  # written by make_tiny_model.py
+TINY_OLD = Path(__file__).parent / "data" / "tiny-old.onnx"  # the same without embedding
 
 
 def stripe(where: str, size: int = 40) -> np.ndarray:
@@ -60,6 +61,48 @@ def test_whole_batch_goes_through_one_run(tiny, monkeypatch):
         assert a["band"].label == b["band"].label
         assert a["band"].probability == pytest.approx(b["band"].probability, rel=1e-5)
     assert tiny.predict([]) == []
+
+
+def test_embed_gives_the_features_the_heads_are_computed_from(tiny):
+    crops = [stripe("top"), stripe("left", 13), stripe("bottom", 7)]
+    emb = tiny.embed(crops)
+    assert emb.shape == (3, 16) and emb.dtype == np.float32 and tiny.embedding_size == 16
+    np.testing.assert_allclose(emb, preprocess(crops, tiny.input).reshape(3, 16))
+    # the heads are linear in the embedding: band = rows 0, 1-2 (halved), 3 summed
+    rows = emb.reshape(3, 4, 4).sum(axis=2)
+    band = np.stack([rows[:, 0], 0.5 * rows[:, 1:3].sum(axis=1), rows[:, 3]], axis=1)
+    np.testing.assert_allclose(tiny.logits(crops)[0], band, rtol=1e-6)
+    assert tiny.embed([]).shape == (0, 16)
+
+
+def test_model_without_embedding_still_predicts_but_cannot_embed():
+    old = Classifier(TINY_OLD)
+    assert old.predict([stripe("top")])[0]["band"].label == "top"
+    assert old.embedding_size is None
+    with pytest.raises(ModelError) as err:
+        old.embed([stripe("top")])
+    message = str(err.value)
+    assert "tiny-old.onnx" in message and "no embedding output" in message
+    assert "\n" not in message
+
+
+def test_metadata_naming_a_missing_embedding_output_is_refused(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    # the metadata names another output (same length, so the protobuf stays valid)
+    named = b'"output": "embedding"'
+    assert named in TINY.read_bytes()
+    bad.write_bytes(TINY.read_bytes().replace(named, b'"output": "embeddinx"'))
+    with pytest.raises(ModelError, match="which its metadata names as the embedding"):
+        Classifier(bad)
+
+
+def test_shipped_models_have_an_embedding():
+    for name in ("pips", "symbol"):
+        model = Classifier.load(name)
+        crops = [np.full((40, 40, 3), v, np.uint8) for v in (30, 200)]
+        emb = model.embed(crops)
+        assert emb.shape == (2, model.embedding_size) and np.isfinite(emb).all()
+        assert not np.allclose(emb[0], emb[1])
 
 
 def test_preprocess_converts_colour_and_normalises():

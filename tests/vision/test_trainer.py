@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tests.vision.faces import face
-from vision.classifier import Classifier, InputSpec, resize
+from vision.classifier import Classifier, InputSpec, preprocess, resize
 from vision.train.registry import ModelSpec
 
 torch = pytest.importorskip("torch", reason="the trainer needs the train extra (torch, onnx)")
@@ -43,6 +43,10 @@ SPEC = ModelSpec(
 )
 
 
+def classifier_input(crops):
+    return preprocess(crops, SPEC.input)
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     data = trainer.CropSet.render(SPEC, 768, seed=1)
@@ -65,6 +69,10 @@ def test_export_matches_torch_and_carries_its_labels(trained):
     expected = trainer.torch_logits(model, SPEC, resize(crops, 24, 3))
     for got, want in zip(classifier.logits(crops), expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    with torch.no_grad():
+        features = model.features(torch.from_numpy(classifier_input(crops))).numpy()
+    assert classifier.embedding_size == trainer.embedding_size(SPEC) == features.shape[1]
+    np.testing.assert_allclose(classifier.embed(crops), features, rtol=1e-4, atol=1e-4)
     assert path.stat().st_size < 2_000_000
 
 
@@ -81,6 +89,7 @@ def test_evaluation_and_quantisation(trained, tmp_path):
     int8 = trainer.quantise(SPEC, path, tmp_path / "tiny-int8.onnx", calibration)
     quantised = Classifier(int8)
     assert quantised.heads == SPEC.heads
+    assert quantised.embed(crops[:4]).shape == (4, trainer.embedding_size(SPEC))
     agree = np.mean([a["colour"].label == b["colour"].label for a, b in
                      zip(quantised.predict(crops), Classifier(path).predict(crops), strict=True)])
     assert agree > 0.9

@@ -26,7 +26,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from vision.classifier import METADATA_KEY, metadata_json, normalise, resize
+from vision.classifier import (
+    EMBEDDING_OUTPUT,
+    METADATA_KEY,
+    metadata_json,
+    normalise,
+    resize,
+)
 from vision.train.registry import ModelSpec, label_indices
 
 OPSET = 17
@@ -61,9 +67,23 @@ class CropNet(nn.Module):
         )
         self.heads = nn.ModuleList(nn.Linear(4 * w, len(labels)) for labels in spec.heads.values())
 
+
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         features = self.features(x)
         return tuple(head(features) for head in self.heads)
+
+
+class _WithEmbedding(nn.Module):
+    """The exported graph: every head's logits, then the features they are computed from
+    (the ``embedding`` output of vision/classifier.py)."""
+
+    def __init__(self, model: CropNet):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        features = self.model.features(x)
+        return (*(head(features) for head in self.model.heads), features)
 
 
 @dataclass
@@ -210,22 +230,28 @@ def export(model: CropNet, spec: ModelSpec, path: Path,
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     example = torch.zeros(1, spec.input.channels, spec.input.size, spec.input.size)
-    heads = list(spec.heads)
+    outputs = [*spec.heads, EMBEDDING_OUTPUT]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter announces its deprecation
-        torch.onnx.export(model.eval(), (example,), str(path), dynamo=False,
-                          input_names=["input"], output_names=heads, opset_version=OPSET,
-                          dynamic_axes={"input": {0: "batch"}, **{h: {0: "batch"} for h in heads}})
+        torch.onnx.export(_WithEmbedding(model).eval(), (example,), str(path), dynamo=False,
+                          input_names=["input"], output_names=outputs, opset_version=OPSET,
+                          dynamic_axes={"input": {0: "batch"},
+                                        **{o: {0: "batch"} for o in outputs}})
     _set_metadata(path, spec, real_dice_training)
     onnx.checker.check_model(onnx.load(str(path)))
     return path
+
+
+def embedding_size(spec: ModelSpec) -> int:
+    """Length of the exported ``embedding`` output: the last conv layer's channels."""
+    return 4 * spec.width
 
 
 def _set_metadata(path: Path, spec: ModelSpec, real_dice_training: dict | None) -> None:
     import onnx
 
     proto = onnx.load(str(path))
-    value = metadata_json(spec.input, spec.heads, real_dice_training)
+    value = metadata_json(spec.input, spec.heads, real_dice_training, embedding_size(spec))
     onnx.helper.set_model_props(proto, {METADATA_KEY: value})
     proto.doc_string = spec.description
     onnx.save(proto, str(path))
