@@ -33,13 +33,26 @@ LIVE = ("usb", "picamera2")  # captured in their own thread, keeping only the ne
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_source_arguments(parser)
+    parser.add_argument("--publish", default="tcp://127.0.0.1:5556", metavar="ADDR",
+                        help="publish the observations at ADDR (default tcp://127.0.0.1:5556;"
+                        " tcp://*:5556 for every interface)")
+    parser.add_argument("--wait-subscriber", type=float, default=0.0, metavar="S",
+                        help="wait up to S seconds for a first subscriber before reading the "
+                        "source (a finite source played to a referee that starts with it)")
+    parser.add_argument("--curve-secret", metavar="FILE",
+                        help="this camera's key pair (NAME.key_secret from tableref keys)")
+    parser.add_argument("--curve-allowed", metavar="DIR",
+                        help="public keys allowed to subscribe (the referee's): CURVE on")
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """The game, table, frame source and tracker options (``tableref camera`` and
+    ``tableref run`` share them)."""
     parser.add_argument("--game", required=True, metavar="ID",
                         help="the game on the table (see tableref games)")
     parser.add_argument("--table", default="t1", metavar="ID",
                         help="the table id, also the ZeroMQ topic (default t1)")
-    parser.add_argument("--publish", default="tcp://127.0.0.1:5556", metavar="ADDR",
-                        help="publish the observations at ADDR (default tcp://127.0.0.1:5556;"
-                        " tcp://*:5556 for every interface)")
     parser.add_argument("--source", choices=SOURCES, default="synthetic",
                         help="where the frames come from (default synthetic: the renderer "
                         "plays a seeded random game of --game)")
@@ -54,6 +67,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder/video: start again at the end")
     parser.add_argument("--seed", type=int, default=3,
                         help="synthetic: the seed of the game and of the picture (default 3)")
+    parser.add_argument("--plies", type=int, default=6, metavar="N",
+                        help="synthetic: play at most N plies of the scripted game (default 6)")
+    parser.add_argument("--view", choices=("overhead", "oblique"), default="overhead",
+                        help="synthetic: where the camera looks from (default overhead, "
+                        "which vision reads best)")
+    parser.add_argument("--lighting", choices=("even", "random"), default="even",
+                        help="synthetic: even light and no camera noise, or exposure, "
+                        "blur and noise drawn from the seed (default even)")
     parser.add_argument("--settle-s", type=float, default=0.5, metavar="S",
                         help="a scene is read once still this long, in capture time "
                         "(default 0.5; a folder's frames come fast: use 0)")
@@ -62,12 +83,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--first-seq", type=int, default=None, metavar="N",
                         help="the first observation's seq (default: the clock in ms, so that "
                         "seq keeps increasing across restarts)")
+    parser.add_argument("--players", metavar="NAME,NAME",
+                        help="the players' names, given with every observation")
     parser.add_argument("--jsonl", metavar="FILE",
                         help="also append each observation to FILE (JSONL)")
-    parser.add_argument("--curve-secret", metavar="FILE",
-                        help="this camera's key pair (NAME.key_secret from tableref keys)")
-    parser.add_argument("--curve-allowed", metavar="DIR",
-                        help="public keys allowed to subscribe (the referee's): CURVE on")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,19 +108,26 @@ def _size(text: str) -> tuple[int, int]:
 
 def _synthetic_script(args: argparse.Namespace) -> dict:
     """The renderer's scripted game for ``--game``: the settled positions of the demo's
-    seeded random game (the first plies only: each is seconds of frames)."""
-    from device.demo import scripted_observations
+    seeded game (``device.demo.scripted_positions``: hands between the moves, an illegal
+    change put back), the first ``--plies`` plies only (each is seconds of frames)."""
+    import time
 
-    positions: list[dict] = []
-    for obs in scripted_observations(args.game, args.seed, table=args.table, max_plies=6):
-        if obs["stable"] and (not positions or positions[-1] != obs["position"]):
-            positions.append(obs["position"])
-    return {"game": args.game, "positions": positions, "seed": args.seed, "fps": args.fps}
+    from device.demo import scripted_positions
+    from vision.render.effects import Effects
+    from vision.render.frame import RenderOptions
+
+    effects = Effects.clean() if args.lighting == "even" else None
+    return {"game": args.game, "positions": scripted_positions(args.game, args.seed, args.plies),
+            "seed": args.seed, "fps": args.fps, "start_time": time.time(),
+            "options": RenderOptions(camera_mode=args.view, effects=effects)}
 
 
-def serve(args: argparse.Namespace, *, stop=None) -> int:
+def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
+          progress=None) -> int:
     """Runs until ``stop`` (a threading.Event) is set, or SIGTERM/SIGINT in the main
-    thread. Returns the exit status."""
+    thread. Returns the exit status. ``ready(publisher)`` is called once the source and the
+    socket are up; ``ended`` (an Event) is set when a finite source comes to its end;
+    ``progress(tracker, observation or None)`` is called after every frame."""
     import json
     import logging
     import sys
@@ -146,18 +172,25 @@ def serve(args: argparse.Namespace, *, stop=None) -> int:
     first_seq = args.first_seq if args.first_seq is not None else int(time.time() * 1000)
     tracker = Tracker(TrackerConfig(game=args.game, table=args.table, settle_s=args.settle_s,
                                     settle_frames=args.settle_frames, first_seq=first_seq))
-    latest = LatestFrame(source).start() if args.source in LIVE else None
+    names = [n.strip() for n in args.players.split(",")] if getattr(args, "players", None) else None
     watchdog = Watchdog()
     notify("READY=1", f"STATUS=publishing table {args.table} at {publisher.endpoint}")
     log.info("table %s: publishing the observations of the %s source at %s (first seq %d)",
              args.table, args.source, publisher.endpoint, first_seq)
+    if ready is not None:
+        ready(publisher)
     restore = stop_on_signals(stop)
-    status, ended = 0, False
+    status, finished, latest = 0, False, None
     try:
+        deadline = time.monotonic() + getattr(args, "wait_subscriber", 0.0)
+        while not stop.is_set() and not publisher.subscriptions and time.monotonic() < deadline:
+            publisher.pump(timeout=0.05)
+            watchdog.tick()
+        latest = LatestFrame(source).start() if args.source in LIVE else None
         while not stop.is_set():
             publisher.pump()
             watchdog.tick()
-            if ended:
+            if finished:
                 stop.wait(0.1)
                 continue
             try:
@@ -172,14 +205,20 @@ def serve(args: argparse.Namespace, *, stop=None) -> int:
                         log.error("%s", latest.error)
                         status = 1
                         break
-                    ended = True
+                    finished = True
+                    if ended is not None:
+                        ended.set()
                     log.info("the source ended after %d frames; still serving the last "
                              "observation until stopped", tracker.frames)
                     notify("STATUS=source ended; serving the last observation")
                 continue
             obs = tracker.feed(frame)
+            if progress is not None:
+                progress(tracker, obs)
             if obs is None:
                 continue
+            if names:
+                obs["player_names"] = names
             publisher.publish_observation(obs)
             if jsonl is not None:
                 jsonl.write(json.dumps(obs, separators=(",", ":")) + "\n")

@@ -14,7 +14,7 @@ from importlib import import_module
 
 # name -> (module, one-line help). Order is the order of ``tableref --help``.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("device.demo", "a scripted game judged by the referee, announced and recorded"),
+    "demo": ("device.demo", "a synthetic game seen by the camera, judged, announced, recorded"),
     "referee": ("device.referee_cmd", "judge a stream of observations and print events"),
     "games": ("device.games_cmd", "list, show and export recorded games"),
     "keys": ("device.keys_cmd", "make a CURVE key pair for encrypted, authenticated streaming"),
@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dataset": ("device.dataset_cmd", "write labelled synthetic training crops or frames"),
     "observe": ("device.observe_cmd", "read camera images into observations (JSONL)"),
     "camera": ("device.camera_service", "the camera service: frames to observations, published"),
+    "run": ("device.run_cmd", "the whole table in one process: camera, referee, page, record"),
 }
 
 

@@ -1,17 +1,29 @@
-"""``tableref demo``: a scripted game judged by the referee, announced, and recorded.
+"""``tableref demo``: a synthetic game seen by the camera, judged, announced and recorded.
 
-The script is a seeded random legal game of the chosen game, seen the way a camera sees
-a table: a hand over the board between moves (unstable observations), one illegal
-change put back at once, and the game played to its end. The observations go through
-the same referee and record as ``tableref referee``; at the end the record is exported
-as a move list.
+The whole system on any machine, with the synthetic renderer as its camera:
+
+    ScriptedGame frames -> tracker -> vision -> ZeroMQ -> referee -> terminal, live page, record
+    (device.sources)     (device.tracker)   (tcp, 127.0.0.1)  (device.referee_service)
+
+The script is a seeded game of the chosen game (``scripted_observations``): hands over
+the board between the moves, one illegal change (two moves at once) put back, and the
+game played to its end (a mover takes a winning move when it has one, so games are short).
+The renderer draws it frame by frame as a camera would see it; the camera service reads
+the settled scenes with the real vision pipeline and publishes the observations on a real
+ZeroMQ socket; the referee service subscribes, judges, prints the events, serves the live
+page and writes the game record. At the end the demo compares the announced events with
+the script's (what a referee fed the script's own positions says) and prints the record.
+
+The default game is ``esoloe-3andc``, the e-SOLO-e game whose position the vision
+pipeline reads in full (colours); see docs/device.md for the others.
 """
 
 from __future__ import annotations
 
 import argparse
 
-DEFAULT_GAME = "esoloe"
+DEFAULT_GAME = "esoloe-3andc"
+DEFAULT_SEED = 3
 DEMO_PLAYERS = {
     "esoloe": ["natural", "green"], "esoloe-tictactoe": ["natural", "green"],
     "esoloe-3andc": ["natural", "green"], "neunfeld": ["A", "B"], "tyr": ["A", "B"],
@@ -22,22 +34,31 @@ DEMO_PLAYERS = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default=DEFAULT_GAME,
                         help=f"game id (default {DEFAULT_GAME})")
-    parser.add_argument("--seed", type=int, default=7, help="seed of the scripted game")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help=f"seed of the scripted game and its pictures (default {DEFAULT_SEED})")
+    parser.add_argument("--plies", type=int, default=12, metavar="N",
+                        help="play at most N plies (default 12)")
     parser.add_argument("--record", metavar="DIR", default=None,
                         help="where the game record is written (default: a new folder "
                         "under the system's temporary directory)")
-    parser.add_argument("--delay", type=float, default=0.0, metavar="S",
-                        help="seconds to wait between observations (default 0)")
-    parser.add_argument("--save-observations", metavar="FILE", default=None,
-                        help="also write the scripted observations as JSONL")
+    parser.add_argument("--web", default="127.0.0.1:0", metavar="[HOST:]PORT",
+                        help="serve the live page here (default 127.0.0.1 on a free port)")
+    parser.add_argument("--view", choices=("overhead", "oblique"), default="overhead",
+                        help="the camera's view (default overhead, which vision reads best)")
+    parser.add_argument("--lighting", choices=("even", "random"), default="even",
+                        help="even light, or exposure, blur and noise drawn from the seed")
+    parser.add_argument("--stay", action="store_true",
+                        help="keep serving the live page after the game until Ctrl-C")
+    parser.add_argument("--speak", action="store_true", help="say the events with espeak-ng")
 
 
 def scripted_observations(game_id: str, seed: int, table: str = "demo",
                           start_time: float = 1763805600.0, max_plies: int = 200) -> list[dict]:
-    """Observations of a seeded random legal game, with hands passing and one illegal
-    change put back.
+    """Observations of a seeded legal game, with hands passing and one illegal change
+    put back.
 
-    The illegal change is two moves at once from the same position (for games where the
+    Each mover takes a winning move when it has one, else a random legal move. The
+    illegal change is two moves at once from the same position (for games where the
     rules refuse that); each real move is preceded by an unstable observation (a hand
     over the board, showing the old position).
     """
@@ -55,7 +76,8 @@ def scripted_observations(game_id: str, seed: int, table: str = "demo",
         moves = list(board.legal_moves)
         if not moves:
             break
-        move = rng.choice(moves)
+        wins = [m for m in moves if _wins(board.state, m)]
+        move = rng.choice(wins or moves)
         if illegal_position is None and len(board.move_stack) >= 2:
             candidate = _two_moves_at_once(board, move, rng)
             if candidate is not None and game.judge(board.state, candidate).kind == (
@@ -88,6 +110,11 @@ def scripted_observations(game_id: str, seed: int, table: str = "demo",
     return observations
 
 
+def _wins(state, move) -> bool:
+    outcome = state.apply(move).outcome()
+    return outcome is not None and not outcome.is_draw
+
+
 def _two_moves_at_once(board, move, rng):
     """The position after ``move`` and a reply, or None when there is no reply."""
     after = board.state.apply(move)
@@ -97,46 +124,155 @@ def _two_moves_at_once(board, move, rng):
     return after.apply(rng.choice(replies)).position
 
 
+def scripted_positions(game_id: str, seed: int, max_plies: int) -> list[dict]:
+    """The positions the scripted game leaves on the table, in order (each a new one):
+    what the synthetic camera draws, a hand passing between each two."""
+    positions: list[dict] = []
+    for obs in scripted_observations(game_id, seed, max_plies=max_plies):
+        if obs["stable"] and (not positions or positions[-1] != obs["position"]):
+            positions.append(obs["position"])
+    return positions
+
+
+def script_events(game_id: str, seed: int, max_plies: int) -> list[dict]:
+    """The events of the script itself: a referee fed the script's own observations."""
+    from rules.observation import ObservationReader
+    from rules.referee import Referee
+
+    referee, reader = Referee(), ObservationReader()
+    return [e for o in scripted_observations(game_id, seed, max_plies=max_plies)
+            for e in referee.feed(reader.parse(o))]
+
+
+def event_key(event: dict) -> tuple:
+    """What two runs of the same game must agree on (not seq or time)."""
+    return (event["event"], event.get("move"), event.get("rule"),
+            tuple(event.get("winners") or ()), event.get("condition"))
+
+
+def compare(script: list[dict], seen: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+    """(announced as scripted, missed, false): each announced event other than ``unclear``
+    is looked for in the script after the last one found; one not found is a false event
+    (a move, violation, correction or result the script does not have there). ``unclear``
+    (the referee declining to judge a reading) is neither."""
+    matched, missed, false = [], [], []
+    keys = [event_key(e) for e in script]
+    at = 0
+    for event in seen:
+        if event["event"] == "unclear":
+            continue
+        key = event_key(event)
+        if key in keys[at:]:
+            found = keys.index(key, at)
+            missed += script[at:found]
+            matched.append(event)
+            at = found + 1
+        else:
+            false.append(event)
+    missed += script[at:]
+    return matched, missed, false
+
+
+def _short(event: dict) -> str:
+    kind, move, rule, winners, condition = event_key(event)
+    detail = move or rule or condition or ""
+    if winners:
+        detail = f"{detail} winners {list(winners)}"
+    return f"{kind} {detail}".strip()
+
+
 def run(args: argparse.Namespace) -> int:
-    import json
+    import logging
     import sys
     import tempfile
+    import threading
     import time
 
-    from device.announce import announce
+    from device.run_cmd import pipeline
     from rules import GAME_IDS
-    from rules.observation import ObservationReader
-    from rules.records import Recorder, export_text, list_records
-    from rules.referee import Referee
+    from rules.records import export_text, list_records
 
     if args.game not in GAME_IDS:
         print(f"tableref demo: unknown game {args.game!r} (known: {', '.join(GAME_IDS)})",
               file=sys.stderr)
         return 2
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="tableref demo: %(levelname)s: %(message)s")
+    logging.getLogger("tableref.stream").setLevel(logging.ERROR)  # the camera stopping first
     record_dir = args.record or tempfile.mkdtemp(prefix="tableref-demo-")
-    observations = scripted_observations(args.game, args.seed, start_time=time.time())
-    if args.save_observations:
-        with open(args.save_observations, "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(o) + "\n" for o in observations)
+    expected = script_events(args.game, args.seed, args.plies)
+    n_positions = len(scripted_positions(args.game, args.seed, args.plies))
+    camera = argparse.Namespace(
+        game=args.game, table="demo", source="synthetic", path=None, device="0",
+        size="1280x720", fps=4.0, loop=False, seed=args.seed, plies=args.plies,
+        view=args.view, lighting=args.lighting, settle_s=1.0, settle_frames=3,
+        first_seq=None, jsonl=None, players=",".join(DEMO_PLAYERS.get(args.game, ())) or None,
+        publish="tcp://127.0.0.1:*", wait_subscriber=30.0,
+        curve_secret=None, curve_allowed=None)
+    from device.referee_service import ServiceConfig
 
-    print(f"tableref demo: a scripted {args.game} game (seed {args.seed}), "
-          f"{len(observations)} observations, judged by the referee\n")
-    recorder = Recorder(record_dir)
-    referee = Referee(recorder=recorder)
-    reader = ObservationReader()
-    try:
-        for obs_json in observations:
-            obs = reader.parse(obs_json)
-            tag = "" if obs.stable else "   (hand over the board: not judged)"
-            if tag:
-                print(f"seq {obs.seq:3d}{tag}")
-            for event in referee.feed(obs):
-                print(f"seq {obs.seq:3d}   {announce(event, referee.tables.get(obs.table))}")
-            if args.delay:
-                time.sleep(args.delay)
-    finally:
-        recorder.close()
-    records = list_records(recorder.directory)
+    config = ServiceConfig(listen=[], tables=["demo"], record_dir=record_dir, web=args.web,
+                           speak=args.speak, heartbeat_ms=500)
+    print(f"tableref demo: a scripted {args.game} game (seed {args.seed}): {n_positions} "
+          f"positions, a hand passing between each two, one illegal change put back.\n"
+          f"The renderer draws it as a camera sees it ({args.view}, 4 frames a second); "
+          f"the tracker and vision read each settled scene; the observations go over "
+          f"ZeroMQ to the referee.\n", flush=True)
+
+    stop, ended = threading.Event(), threading.Event()
+    box: dict = {"published": 0, "frames": 0}
+    started = time.monotonic()
+
+    def progress(tracker, obs) -> None:
+        box["frames"] = tracker.frames
+        if obs is not None:
+            box["published"] += 1
+            print(f"  [camera] frame {tracker.frames}: scene settled, vision read it "
+                  f"(observation {box['published']}, confidence {obs['confidence']:.2f})",
+                  flush=True)
+        elif tracker.frames % 40 == 0:
+            print(f"  [camera] frame {tracker.frames} ({time.monotonic() - started:.0f} s)",
+                  flush=True)
+
+    def ready(service) -> None:
+        box["service"] = service
+        if service.web is not None:
+            print(f"Live page: {service.web.url}  (open it in a browser)\n", flush=True)
+        threading.Thread(target=finish, args=(service,), daemon=True).start()
+
+    def finish(service) -> None:
+        """Stops the pipeline once the source ended and the referee judged it all."""
+        ended.wait()
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline and (
+                service.counts["observations"] + service.counts["refused"] < box["published"]):
+            time.sleep(0.05)
+        if args.stay:
+            print("\nThe game is over; the live page stays up until Ctrl-C.", flush=True)
+            return
+        stop.set()
+
+    status = pipeline(camera, config, stop=stop, ended=ended, progress=progress,
+                      ready=ready)
+    service = box.get("service")
+    if status != 0 or service is None:
+        return status or 1
+    events = list(service.history)
+    elapsed = time.monotonic() - started
+    matched, missed, false = compare(expected, events)
+    unclear = sum(e["event"] == "unclear" for e in events)
+    print(f"\n{box['frames']} frames, {box['published']} observations, {len(events)} events "
+          f"in {elapsed:.0f} s.\nThe script's {len(expected)} events: {len(matched)} announced "
+          f"as scripted, {len(missed)} not; {len(false)} false events; {unclear} 'unclear' "
+          "(a reading the referee would not judge).")
+    for event in missed:
+        print(f"  not announced: {_short(event)}")
+    for event in false:
+        print(f"  FALSE EVENT:   {_short(event)}")
+    records = list_records(record_dir)
+    if not records:
+        print("No game record was written (the referee never began a game).")
+        return 1
     print(f"\nGame record written to {records[-1].path}\n")
     print(export_text(records[-1]))
     return 0

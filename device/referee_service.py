@@ -218,6 +218,9 @@ class RefereeService:
         self.log = logging.getLogger("tableref.referee")
         self.views: dict[str, TableView] = {}
         self.counts = {"observations": 0, "refused": 0, "events": 0}
+        from collections import deque
+
+        self.history: deque[dict[str, Any]] = deque(maxlen=1000)  # the last events, all tables
         self._games: dict[str, Any] = {}
         self._seq_warned: set[tuple[str, str]] = set()
         self.sub = self.pub = self.web = self.live = self.speaker = self.recorder = None
@@ -350,6 +353,7 @@ class RefereeService:
         names = tg.player_names if tg else obs.player_names
         for event in events:
             self.counts["events"] += 1
+            self.history.append(event)
             text = announce(event, tg)
             if not self.config.quiet and self.out is not None:
                 print(event_json(event) if self.config.json else text, file=self.out,

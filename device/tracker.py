@@ -29,6 +29,13 @@ the transport's heartbeat and the service watchdog. A frame that is None, empty,
 warning (``tableref.tracker`` logger); a frame vision cannot read (``ObserveError``: no
 board in view) gives no observation, a warning, and is tried again after the next change
 (change detection then watches the whole frame again, in case the board was moved).
+
+The tracker remembers each cube from when it was placed (``CubeMemory``, games whose
+position is ``cells`` of stacks: the e-SOLO-e family): a face no camera sees now (null
+in the reading: covered by a cube put on top, or a side the camera does not face) is
+carried from the last reading that saw it, as long as the cube is still the same one
+(same field, level and colour, and every face seen now agrees with what was seen then);
+a face never seen stays null.
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ class TrackerConfig:
     board_margin: float = 0.15  # board region grown by this share of its size each side
     first_seq: int = 1  # keep seq increasing across restarts (e.g. start from the clock)
     calibration: dict | None = None  # passed to vision's observe
+    remember: bool = True  # carry unseen cube faces from when they were seen (CubeMemory)
 
 
 def _default_recognise(config: TrackerConfig) -> Callable[[np.ndarray, int, float], dict]:
@@ -84,6 +92,7 @@ class Tracker:
                  recognise: Callable[[np.ndarray, int, float], dict] | None = None):
         self.config = config
         self.recognise = recognise or _default_recognise(config)
+        self.memory = CubeMemory(config.game) if config.remember else None
         self.seq = config.first_seq
         self.frames = self.skipped = self.recognised = self.failed = 0
         self._size: tuple[int, int] | None = None  # (w, h) of the stream's frames
@@ -196,6 +205,8 @@ class Tracker:
                 self._anchor = self.lores(image)
             return None
         obs.update(seq=self.seq, time=now, stable=True)
+        if self.memory is not None:
+            self.memory.apply(obs)
         self.seq += 1
         board = obs.get("board")
         if board != self._board_json:
@@ -213,6 +224,43 @@ class Tracker:
             obs = self.feed(frame)
             if obs is not None:
                 yield obs
+
+
+class CubeMemory:
+    """Each cube's faces from when they were seen, for ``cells``-of-stacks positions.
+
+    ``apply(observation)`` fills, in place, the faces that are null in this reading with
+    the value last seen for the same cube, and remembers what this reading saw. A cube
+    is the same while its field and level hold a cube of the same player and no face
+    seen now contradicts a remembered one; otherwise its memory starts again from this
+    reading. Fields that no longer hold the cube forget it.
+    """
+
+    def __init__(self, game: str):
+        self.game = game
+        self.cubes: dict[tuple[int, int], tuple[int, dict[str, str]]] = {}
+
+    def apply(self, obs: dict) -> dict:
+        cells = (obs.get("position") or {}).get("cells")
+        if not isinstance(cells, list):
+            return obs
+        seen: dict[tuple[int, int], tuple[int, dict[str, str]]] = {}
+        for c, stack in enumerate(cells):
+            for level, cube in enumerate(stack if isinstance(stack, list) else ()):
+                faces = cube.get("faces") if isinstance(cube, dict) else None
+                if not isinstance(faces, dict):
+                    continue
+                now = {k: v for k, v in faces.items() if v is not None}
+                old = self.cubes.get((c, level))
+                same = old is not None and old[0] == cube.get("player") and all(
+                    old[1].get(k, v) == v for k, v in now.items())
+                known = {**old[1], **now} if same else now
+                for k, v in known.items():
+                    if faces.get(k) is None:
+                        faces[k] = v
+                seen[(c, level)] = (cube.get("player"), known)
+        self.cubes = seen
+        return obs
 
 
 def measure(seconds: float = 3.0) -> None:

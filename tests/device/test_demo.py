@@ -1,11 +1,11 @@
-"""The README's main command: a scripted game through the referee, recorded."""
+"""``tableref demo``: the scripted game, the comparison with it, and the whole pipeline."""
 
 from __future__ import annotations
 
 import pytest
 
 from device.cli import main
-from device.demo import scripted_observations
+from device.demo import compare, scripted_observations, scripted_positions
 from rules import GAME_IDS
 from rules.observation import ObservationReader
 from rules.records import list_records
@@ -25,12 +25,34 @@ def test_scripted_game_gives_one_move_per_ply_and_an_end(game_id):
     if "violation" in kinds:  # the illegal change is put back at once
         assert kinds[kinds.index("violation") + 1] == "corrected"
     assert kinds[-1] in ("win", "draw") or table.ply == 200
+    positions = scripted_positions(game_id, 3, 200)
+    assert all(a != b for a, b in zip(positions, positions[1:], strict=False))
 
 
-def test_demo_command_announces_and_records(tmp_path, capsys):
-    assert main(["demo", "--record", str(tmp_path), "--seed", "7"]) == 0
+def _event(kind: str, **extra) -> dict:
+    return {"event": kind, "table": "demo", "seq": 0, **extra}
+
+
+def test_compare_finds_missed_and_false_events_and_ignores_unclear():
+    script = [_event("move", move="0:a1"), _event("violation", rule="r"),
+              _event("corrected"), _event("move", move="1:b1"),
+              _event("win", winners=[1], condition="line")]
+    seen = [_event("move", move="0:a1"), _event("unclear"), _event("move", move="1:b1"),
+            _event("move", move="0:c3"), _event("win", winners=[1], condition="line")]
+    matched, missed, false = compare(script, seen)
+    assert [e.get("move") for e in matched] == ["0:a1", "1:b1", None]
+    assert [e["event"] for e in missed] == ["violation", "corrected"]
+    assert false == [seen[3]]
+    assert compare(script, script) == (script, [], [])
+
+
+def test_demo_runs_the_pipeline_announces_and_records(tmp_path, capsys):
+    """Renderer -> tracker -> vision -> ZeroMQ -> referee -> page and record (~10 s)."""
+    assert main(["demo", "--record", str(tmp_path), "--plies", "5"]) == 0
     out = capsys.readouterr().out
-    assert "VIOLATION by" in out and "corrected" in out and "GAME OVER" in out
+    assert "Live page: http://127.0.0.1:" in out
+    assert "scene settled, vision read it" in out
+    assert " 0 false events" in out
+    assert "ply 1: natural plays" in out
     (record,) = list_records(tmp_path)
-    assert record.result.startswith("win")
-    assert "[Game \"esoloe\"]" in out
+    assert "[Game \"esoloe-3andc\"]" in out and f"written to {record.path}" in out

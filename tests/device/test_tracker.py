@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from device.sources import Frame, SourceConfig, open_source
-from device.tracker import Tracker, TrackerConfig
+from device.tracker import CubeMemory, Tracker, TrackerConfig
 
 GAME = "esoloe-tictactoe"
 
@@ -171,3 +171,55 @@ def test_change_detection_watches_the_board_once_vision_found_it():
     # someone moving beside the board is not a change; a piece on the board is
     assert not tracker.changed(board, tracker.lores(person))
     assert tracker.changed(board, tracker.lores(_table(((110, 50),))))
+
+
+# ---------------------------------------------------------------- the cubes' memory
+
+def _cells(*stacks) -> dict:
+    return {"position": {"cells": [list(s) for s in stacks]}}
+
+
+def _c(player: int, **faces) -> dict:
+    return {"player": player, "faces": {d: faces.get(d) for d in
+                                        ("up", "down", "north", "south", "east", "west")}}
+
+
+def test_faces_unseen_now_are_carried_from_when_the_cube_was_seen():
+    memory = CubeMemory("esoloe")
+    first = memory.apply(_cells([_c(0, up="sakura", south="fuji")], []))
+    assert first["position"]["cells"][0][0]["faces"]["up"] == "sakura"
+    # a cube put on top hides the first one's up face; its south side is seen now
+    later = memory.apply(_cells([_c(0, south="fuji"), _c(1, up="geisha")], []))
+    bottom, top = later["position"]["cells"][0]
+    assert bottom["faces"]["up"] == "sakura" and bottom["faces"]["south"] == "fuji"
+    assert top["faces"]["up"] == "geisha" and top["faces"]["north"] is None  # never seen
+    assert bottom["faces"]["east"] is None
+    # the same field, another colour: another cube, nothing carried
+    other = memory.apply(_cells([_c(1), _c(1)], []))
+    assert other["position"]["cells"][0][0]["faces"]["up"] is None
+    assert other["position"]["cells"][0][1]["faces"]["up"] == "geisha"  # still the top cube
+
+
+def test_a_face_seen_otherwise_now_means_a_new_cube_and_an_emptied_field_forgets():
+    memory = CubeMemory("esoloe")
+    memory.apply(_cells([_c(0, up="sakura", north="fuji")]))
+    turned = memory.apply(_cells([_c(0, up="geisha")]))
+    assert turned["position"]["cells"][0][0]["faces"] == _c(0, up="geisha")["faces"]
+    memory.apply(_cells([]))
+    again = memory.apply(_cells([_c(0)]))
+    assert again["position"]["cells"][0][0]["faces"]["up"] is None
+
+
+def test_the_tracker_applies_the_memory_to_what_vision_reads():
+    readings = iter([_c(0, up="fuji", west="blank"), _c(0)])
+
+    def vision(image, seq, time):
+        return {"schema": "tableref/observation/1", "table": "t1", "game": GAME, "seq": seq,
+                "time": time, "stable": True, "confidence": 1.0,
+                "position": {"cells": [[next(readings)]] + [[] for _ in range(8)]}}
+
+    tracker = Tracker(TrackerConfig(game=GAME, settle_frames=3, settle_s=0.2), vision)
+    empty, one = _table(), _table(((110, 50),))
+    out = _play(tracker, [empty] * 4 + _hand(3) + [one] * 4, 0.0)
+    assert [o["position"]["cells"][0][0]["faces"]["up"] for o in out] == ["fuji", "fuji"]
+    assert out[1]["position"]["cells"][0][0]["faces"]["west"] == "blank"
