@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "observe": ("device.observe_cmd", "read camera images into observations (JSONL)"),
     "camera": ("device.camera_service", "the camera service: frames to observations, published"),
     "run": ("device.run_cmd", "the whole table in one process: camera, referee, page, record"),
+    "faces": ("device.faces_cmd", "read one die, cube face or stone per photo with a crop model"),
 }
 
 

@@ -120,6 +120,23 @@ def metadata_json(spec: InputSpec, heads: dict[str, Sequence[str]],
                        "real_dice_training": real_dice_training})
 
 
+STONE_LETTERS = {"blue": "B", "red": "R", "black": "K", "orange": "O"}
+
+
+def stone_token(prediction: dict[str, Prediction]) -> tuple[str, float]:
+    """models/stone.onnx's heads for one crop -> (grid token, confidence): ``W`` for a
+    white stone (confidence: the kind's probability), else the colour letter, upper case
+    for the active side, and the digit (``B4``, ``o6``; the three heads' probabilities
+    multiplied)."""
+    kind = prediction["kind"]
+    if kind.label == "white":
+        return "W", kind.probability
+    digit, side = prediction["digit"], prediction["side"]
+    letter = STONE_LETTERS[kind.label]
+    token = (letter if side.label == "active" else letter.lower()) + digit.label
+    return token, kind.probability * digit.probability * side.probability
+
+
 _SHARED: dict[str, Classifier | None] = {}
 
 
