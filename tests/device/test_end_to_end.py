@@ -1,0 +1,131 @@
+"""End to end through real processes and sockets, one scripted synthetic game per game.
+
+``tableref camera`` (its own process: the renderer's scripted game -> tracker -> vision ->
+observations on a ZeroMQ socket) and ``tableref referee --listen`` (another process:
+judging, events as JSONL). The script has hands passing between the moves, an illegal
+change put back and a win. The referee's events are compared with the script's
+(``device.demo.compare``): no false event ever (an announced move, violation, correction
+or result the script does not have there); and exactly the script's events, where the
+vision pipeline can see everything the rules need (see the reasons below where not).
+
+A game whose reader is not in ``vision.observe.READERS`` is skipped with that reason.
+The 3andC game runs by default (~15 s); the others are slow (``pytest -m slow``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from device.demo import DEMO_PLIES, DEMO_SEEDS, compare, script_events
+from tests.device.service_helpers import ipc_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST_GAMES = {"esoloe-3andc"}
+
+#: why a game's announced events cannot be exactly the script's yet (vision's limits)
+NOT_EXACT = {
+    "esoloe-3andc": "vision lists every occupied field's stack height as uncertain (0.5), "
+                    "also in games that never stack, so the referee calls the illegal change "
+                    "'unclear' rather than a violation (and so nothing is 'corrected')",
+}
+#: where the referee announces events the camera cannot have seen (a known fault)
+FALSE_EVENTS = {
+    "esoloe": "vision reads no side faces and no stack height: readings are 'unclear', or the "
+              "referee names a guessed side facing in a move (and judges the four-symbol "
+              "lines from it)",
+    "esoloe-tictactoe": "vision reads no side faces; the referee names a guessed side facing "
+                        "in each move (and judges the side-view lines from it)",
+}
+
+
+def _game_params():
+    from rules import GAME_IDS
+
+    for game in GAME_IDS:
+        marks = [] if game in FAST_GAMES else [pytest.mark.slow]
+        if game in FALSE_EVENTS:
+            marks.append(pytest.mark.xfail(reason=FALSE_EVENTS[game], strict=False))
+        yield pytest.param(game, marks=marks, id=game)
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "device.cli", *args], cwd=ROOT,
+                            stdout=open(log.with_suffix(".out"), "w"),  # noqa: SIM115
+                            stderr=open(log.with_suffix(".err"), "w"))  # noqa: SIM115
+
+
+def _stop(proc: subprocess.Popen) -> int:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
+
+
+def _wait(check, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def play(game: str, tmp_path: Path, seed: int, plies: int) -> list[dict]:
+    """The referee process's events for the scripted game seen by the camera process."""
+    sockets = ipc_dir()
+    address = f"ipc://{sockets}/obs"
+    referee = _start(["referee", "--listen", address, "--json", "--table", "t1",
+                      "--record", str(tmp_path / "games"), "--heartbeat-ms", "200"],
+                     tmp_path / "referee")
+    camera = _start(["camera", "--game", game, "--table", "t1", "--publish", address,
+                     "--source", "synthetic", "--seed", str(seed), "--plies", str(plies),
+                     "--fps", "4", "--settle-s", "1", "--wait-subscriber", "30"],
+                    tmp_path / "camera")
+    err = tmp_path / "camera.err"
+    try:
+        ended = _wait(lambda: "the source ended" in err.read_text() or camera.poll() is not None,
+                      240)
+        assert ended and camera.poll() is None, err.read_text()
+        time.sleep(1.5)  # the last observation's way to the referee and its judgement
+    finally:
+        camera_status, referee_status = _stop(camera), _stop(referee)
+        shutil.rmtree(sockets, ignore_errors=True)
+    assert camera_status == 0, err.read_text()
+    assert referee_status == 0, (tmp_path / "referee.err").read_text()
+    assert "Traceback" not in err.read_text() + (tmp_path / "referee.err").read_text()
+    lines = (tmp_path / "referee.out").read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.mark.parametrize("game", list(_game_params()))
+def test_a_scripted_game_through_camera_and_referee_processes(game, tmp_path):
+    from vision.observe import READERS
+
+    if game not in READERS:
+        pytest.skip(f"vision.observe has no reader for {game!r} yet (READERS: "
+                    f"{', '.join(READERS)})")
+    seed, plies = DEMO_SEEDS[game], DEMO_PLIES.get(game, 12)
+    script = script_events(game, seed, plies)
+    kinds = [e["event"] for e in script]
+    assert {"move", "violation", "corrected"} <= set(kinds) and kinds[-1] == "win", kinds
+    seen = play(game, tmp_path, seed, plies)
+    matched, missed, false = compare(script, seen)
+    assert not false, f"false events: {false}"
+    assert matched, "the referee announced nothing of the script"
+    if missed or any(e["event"] == "unclear" for e in seen):
+        what = (f"not announced: {[(e['event'], e.get('move')) for e in missed]}; "
+                f"unclear: {sum(e['event'] == 'unclear' for e in seen)}")
+        if game in NOT_EXACT:
+            pytest.xfail(f"{NOT_EXACT[game]} ({what})")
+        pytest.fail(f"the events differ from the script's: {what}")
