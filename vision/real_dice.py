@@ -109,5 +109,31 @@ def split(
     return enrol, held_out
 
 
+def trained_split(crops: list[Crop], training: dict | list[dict] | None
+                  ) -> tuple[list[Crop], list[Crop]]:
+    """(trained on, held out) for a model's ``real_dice_training`` metadata: None (no real
+    crop trained on), one ``split`` argument dict, or a list of them (one per group)."""
+    if not training:
+        return [], list(crops)
+    chosen: set[Path] = set()
+    for arguments in [training] if isinstance(training, dict) else training:
+        chosen.update(c.path for c in split(crops, **arguments)[0])
+    return [c for c in crops if c.path in chosen], [c for c in crops if c.path not in chosen]
+
+
+def parse_adapt(text: str, seed: str = "tableref") -> list[dict]:
+    """``"IMG2019:0.3,other:0.5"`` -> the ``split`` arguments of each group (fraction 0.3
+    when left out)."""
+    out = []
+    for part in text.split(","):
+        group, _, fraction = part.strip().partition(":")
+        try:
+            value = float(fraction or 0.3)
+        except ValueError:
+            raise ValueError(f"bad adaptation {part!r}: need GROUP:FRACTION") from None
+        out.append({"group": group, "fraction": value, "seed": seed})
+    return out
+
+
 def _rank(seed: str, name: str) -> str:
     return hashlib.sha1(f"{seed}/{name}".encode()).hexdigest()

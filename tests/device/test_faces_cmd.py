@@ -34,7 +34,7 @@ def write(tmp_path, images, stem: str) -> list[str]:
 def test_pips_on_real_dice_crops_not_trained_on(capsys, shared_dir):
     crops = real_dice.load(shared_dir / "data" / "real-dice")
     trained_on = Classifier.load("pips").real_dice_training
-    held_out = real_dice.split(crops, **trained_on)[1] if trained_on else crops
+    held_out = real_dice.trained_split(crops, trained_on)[1]
     chosen = [c for c in held_out if c.source == "IMG2019"][::40][:30]
     status, lines, err = faces(capsys, "--kind", "pips", *[str(c.path) for c in chosen])
     assert status == 0 and err == []

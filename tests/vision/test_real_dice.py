@@ -54,3 +54,19 @@ def test_split_rejects_unknown_group_and_bad_fraction(crops):
         real_dice.split(crops, "nope", 0.5)
     with pytest.raises(ValueError, match="fraction"):
         real_dice.split(crops, "other", 1.5)
+
+
+def test_trained_split_of_several_groups(crops):
+    training = real_dice.parse_adapt("IMG2019:0.25,other:0.5")
+    assert training == [{"group": "IMG2019", "fraction": 0.25, "seed": "tableref"},
+                        {"group": "other", "fraction": 0.5, "seed": "tableref"}]
+    trained, held = real_dice.trained_split(crops, training)
+    first, _ = real_dice.split(crops, "IMG2019", 0.25)
+    second, _ = real_dice.split(crops, "other", 0.5)
+    assert {c.path for c in trained} == {c.path for c in first} | {c.path for c in second}
+    assert len(trained) + len(held) == len(crops)
+    assert not {c.path for c in trained} & {c.path for c in held}
+    assert real_dice.trained_split(crops, training[0])[0] == first
+    assert real_dice.trained_split(crops, None) == ([], crops)
+    with pytest.raises(ValueError, match="GROUP:FRACTION"):
+        real_dice.parse_adapt("IMG2019:lots")

@@ -72,9 +72,7 @@ def evaluate(model: Classifier, crops: Sequence[np.ndarray],
 
 def real_dice_held_out(model: Classifier, crops: Sequence[real_dice.Crop]) -> list[real_dice.Crop]:
     """The real crops ``model`` was not trained on (its metadata names those it was)."""
-    if not model.real_dice_training:
-        return list(crops)
-    return real_dice.split(list(crops), **model.real_dice_training)[1]
+    return real_dice.trained_split(list(crops), model.real_dice_training)[1]
 
 
 def real_dice_reports(model: Classifier, crops: Sequence[real_dice.Crop],

@@ -41,6 +41,8 @@ class ModelSpec:
     epochs: int = 12
     max_turn_deg: float = 180.0  # augmentation turns crops by up to this angle
     grey_heads: tuple[str, ...] = ()  # heads whose labels survive a grey crop
+    grey: float = 0.3  # fraction of each batch turned grey (half of those negated)
+    low_res: float = 0.5  # low-resolution augmentation shrinks crops down to this factor
     real_dice_head: str | None = None  # head measured (and adaptable) on the real dice
     adapt: str | None = None  # default real-dice adaptation, "GROUP:FRACTION"
     adapt_repeat: int = 8  # times each adaptation crop is shown per epoch
@@ -74,8 +76,11 @@ MODELS: dict[str, ModelSpec] = {
             test_size=1000,
             epochs=16,
             grey_heads=("pips",),
+            # the real photos are mostly grey and blurred: more of both
+            grey=0.6,
+            low_res=0.3,
             real_dice_head="pips",
-            adapt="IMG2019:0.3",
+            adapt="IMG2019:0.3,other:0.3",
         ),
         ModelSpec(
             name="symbol",
@@ -90,9 +95,12 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec(
             name="stone",
             heads={"kind": STONE_KINDS, "digit": STONE_DIGITS, "side": STONE_SIDES},
-            input=_rgb_spec(32),
+            input=_rgb_spec(48),
             source="vision.train.sources:stones",
             description="a Cubes stone: white or a colour, its digit and side",
+            train_size=16000,
+            test_size=1000,
+            epochs=20,
             grey_heads=("digit",),
         ),
     ]

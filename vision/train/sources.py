@@ -8,12 +8,18 @@ the result is the same whatever the number of workers.
 
 from __future__ import annotations
 
+import json
 import os
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
-from vision.train.registry import CUBE_PLAYERS
+from vision.train.registry import CUBE_PLAYERS, ModelSpec
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = REPO / "out" / "cache"
+TEST_SEED_OFFSET = 1_000_003  # held-out renders come from the training seed + this
 
 RENDER_SIZE = 64  # rendered crop side in pixels; the classifier resizes to its input
 CHUNK = 250
@@ -72,9 +78,12 @@ def cube_faces(n: int, seed: int):
 _STONE_KINDS = {"W": "white", "B": "blue", "R": "red", "K": "black", "O": "orange"}
 
 
+STONE_RENDER_SIZE = 80  # the digit is a few pixels: stones are rendered larger
+
+
 def stones(n: int, seed: int):
     """Cubes stones: white, or a colour with a digit shown active (upper case) or not."""
-    images, labels = rendered("stone", n, seed)
+    images, labels = rendered("stone", n, seed, size=STONE_RENDER_SIZE)
     tokens = [label["token"] for label in labels]
     return _centre(images), {
         "kind": [_STONE_KINDS[t[0].upper()] for t in tokens],
@@ -82,3 +91,17 @@ def stones(n: int, seed: int):
         "side": [None if t == "W" else ("active" if t[0].isupper() else "inactive")
                  for t in tokens],
     }
+
+
+def cached(spec: ModelSpec, n: int, seed: int, cache: Path | None = CACHE):
+    """The model's crop source's ``(crops, labels)`` for ``n`` and ``seed``, read from or
+    written to ``cache`` (``NAME-SEED-N.npz``) when given."""
+    path = cache / f"{spec.name}-{seed}-{n}.npz" if cache else None
+    if path is not None and path.is_file():
+        with np.load(path) as saved:
+            return list(saved["crops"]), json.loads(str(saved["labels"]))
+    crops, labels = spec.crop_source()(n, seed)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, crops=np.stack(crops), labels=json.dumps(labels))
+    return crops, labels

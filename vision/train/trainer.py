@@ -133,10 +133,11 @@ def augment(x: torch.Tensor, labels: list[torch.Tensor], spec: ModelSpec,
                          torch.stack([sin, cos, shift[:, 1]], 1)], 1)
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
     x = F.grid_sample(x, grid, padding_mode="border", align_corners=False)
-    # low resolution: a quarter of the batch at each of four sizes, half of them kept sharp
+    # low resolution: a quarter of the batch at each of four sizes (down to spec.low_res),
+    # half of them kept sharp
     for part in torch.arange(n).chunk(4):
         if torch.rand(1, generator=gen).item() < 0.5:
-            small = max(8, int(size * uniform(0.5, 0.95, 1).item()))
+            small = max(8, int(size * uniform(spec.low_res, 0.95, 1).item()))
             down = F.interpolate(x[part], size=small, mode="bilinear", antialias=True)
             x[part] = F.interpolate(down, size=size, mode="bilinear")
     # light: contrast around the crop's mean, brightness, per-channel gain
@@ -145,7 +146,7 @@ def augment(x: torch.Tensor, labels: list[torch.Tensor], spec: ModelSpec,
     x = x + uniform(-0.25, 0.25).view(n, 1, 1, 1)
     if c == 3:
         x = x * uniform(0.85, 1.15, n, 3).view(n, 3, 1, 1)
-        grey = torch.rand(n, generator=gen) < 0.3
+        grey = torch.rand(n, generator=gen) < spec.grey
         x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
         # half the grey crops become negatives: light marks on dark pieces turn into dark
         # marks on light ones (real dice come both ways)
@@ -222,7 +223,7 @@ def torch_logits(model: CropNet, spec: ModelSpec, batch_uint8: np.ndarray) -> li
 
 
 def export(model: CropNet, spec: ModelSpec, path: Path,
-           real_dice_training: dict | None = None) -> Path:
+           real_dice_training: dict | list | None = None) -> Path:
     """Write ``model`` as ONNX with its labels and input spec (and the real crops it was
     trained on, as ``vision.real_dice.split`` arguments) in the metadata."""
     import onnx
@@ -247,7 +248,7 @@ def embedding_size(spec: ModelSpec) -> int:
     return 4 * spec.width
 
 
-def _set_metadata(path: Path, spec: ModelSpec, real_dice_training: dict | None) -> None:
+def _set_metadata(path: Path, spec: ModelSpec, real_dice_training: dict | list | None) -> None:
     import onnx
 
     proto = onnx.load(str(path))
@@ -257,29 +258,42 @@ def _set_metadata(path: Path, spec: ModelSpec, real_dice_training: dict | None) 
     onnx.save(proto, str(path))
 
 
+QUANTISATIONS = ("static", "dynamic")
+
+
 def quantise(spec: ModelSpec, fp32: Path, int8: Path, calibration: CropSet,
-             samples: int = 512, real_dice_training: dict | None = None) -> Path:
-    """Int8 static quantisation (QDQ, per-channel weights) calibrated on ``calibration``."""
+             samples: int = 512, real_dice_training: dict | list | None = None,
+             mode: str = "static") -> Path:
+    """Int8 quantisation with onnxruntime: ``static`` (QDQ, per-channel weights, activations
+    calibrated on ``samples`` crops spread evenly over ``calibration``, real crops included
+    where it has them) or ``dynamic`` (int8 weights, activations quantised at run time)."""
     from onnxruntime.quantization import (
         CalibrationDataReader,
         QuantFormat,
         QuantType,
+        quantize_dynamic,
         quantize_static,
     )
 
-    batches = [normalise(calibration.images[i:i + 32], spec.input)
-               for i in range(0, min(samples, len(calibration)), 32)]
+    if mode == "dynamic":
+        quantize_dynamic(str(fp32), str(int8), per_channel=True, weight_type=QuantType.QInt8)
+    elif mode == "static":
+        chosen = np.linspace(0, len(calibration) - 1, min(samples, len(calibration))).astype(int)
+        batches = [normalise(calibration.images[chosen[i:i + 32]], spec.input)
+                   for i in range(0, len(chosen), 32)]
 
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self._it = iter(batches)
+        class Reader(CalibrationDataReader):
+            def __init__(self):
+                self._it = iter(batches)
 
-        def get_next(self):
-            batch = next(self._it, None)
-            return None if batch is None else {"input": batch}
+            def get_next(self):
+                batch = next(self._it, None)
+                return None if batch is None else {"input": batch}
 
-    quantize_static(str(fp32), str(int8), Reader(), quant_format=QuantFormat.QDQ,
-                    per_channel=True, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8)
+        quantize_static(str(fp32), str(int8), Reader(), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8)
+    else:
+        raise ValueError(f"unknown quantisation {mode!r} (known: {', '.join(QUANTISATIONS)})")
     _set_metadata(int8, spec, real_dice_training)
     return Path(int8)
