@@ -1,0 +1,63 @@
+"""``tableref run``: camera and referee in one process, over a real ZeroMQ socket."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from rules.records import list_records
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(*args: str, tmp_path: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "device.cli", "run", *args], cwd=ROOT,
+                            stdout=open(tmp_path / "out", "w"),  # noqa: SIM115
+                            stderr=open(tmp_path / "err", "w"))  # noqa: SIM115
+
+
+def test_run_judges_the_synthetic_camera_serves_the_page_records_and_stops(tmp_path):
+    proc = _run("--game", "esoloe-3andc", "--table", "t7", "--plies", "2", "--fps", "4",
+                "--settle-s", "1", "--observations", "tcp://127.0.0.1:*", "--json",
+                "--web", "127.0.0.1:0", "--record", str(tmp_path / "games"),
+                "--players", "Ann,Bob", tmp_path=tmp_path)
+    err, out = tmp_path / "err", tmp_path / "out"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and (
+                "the source ended" not in err.read_text()):
+            time.sleep(0.2)
+        time.sleep(1.0)
+        assert proc.poll() is None, err.read_text()
+        url = re.search(r"live page at (http://\S+)", err.read_text())[1]
+        state = json.load(urllib.request.urlopen(url + "state.json", timeout=5))
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    events = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(e["event"], e["table"], e["ply"]) for e in events] == [
+        ("move", "t7", 1), ("move", "t7", 2)]
+    table = state["tables"]["t7"]
+    assert table["players"] == ["Ann", "Bob"] and len(table["moves"]) == 2
+    (record,) = list_records(tmp_path / "games")
+    assert len(record.moves) == 2
+    assert "Traceback" not in err.read_text()
+
+
+def test_a_setup_failure_is_one_line_and_status_2(tmp_path):
+    proc = _run("--game", "esoloe-3andc", "--observations", "bogus://x", tmp_path=tmp_path)
+    assert proc.wait(30) == 2
+    err = (tmp_path / "err").read_text().strip().splitlines()
+    assert len(err) == 1 and "cannot publish on bogus://x" in err[0]
+    proc = _run("--game", "esoloe-3andc", "--curve-secret", "k", tmp_path=tmp_path)
+    assert proc.wait(30) == 2
+    assert "CURVE needs both" in (tmp_path / "err").read_text()
