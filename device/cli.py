@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "camera": ("device.camera_service", "the camera service: frames to observations, published"),
     "run": ("device.run_cmd", "the whole table in one process: camera, referee, page, record"),
     "faces": ("device.faces_cmd", "read one die, cube face or stone per photo with a crop model"),
+    "calibrate": ("device.calibrate_cmd", "camera intrinsics, board registration, colours"),
 }
 
 

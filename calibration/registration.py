@@ -1,0 +1,205 @@
+"""Board registration: where the game board lies in the camera image, fixed once at
+set-up (``tableref calibrate board``).
+
+- Automatic: ``vision.board.find_board`` on the first frames (the empty board); each
+  corner is the mean over the frames that agree with the per-corner median (within
+  ``AGREE_PX``), so one bad frame does not move it.
+- Manual: the four corners (nw, ne, se, sw: the board's north is away from the camera)
+  given as numbers, or clicked on a saved frame where a display exists; optionally
+  snapped to the board's edges by ``vision.board.refine``.
+
+The fit report (millimetres on the board plane): every observation of the corners (each
+frame's, or the given ones) is mapped back through the registered homography and
+compared with the board's true corner positions; with a camera calibration also the
+corners predicted by the board's rigid pose (``vision.grid.board_pose``: the four corners
+must form a rectangle of the board's size seen by that camera), which catches a
+mis-clicked corner that four points alone always fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import cv2
+import numpy as np
+
+from calibration.files import CORNER_NAMES, BoardRegistration, CameraCalibration
+from vision.board import BoardFix, Geometry, find_board, geometry, refine
+
+AGREE_PX = 3.0  # a frame's corner further than this from the median is left out
+FRAMES = 5  # frames the automatic registration averages
+
+
+class RegistrationError(ValueError):
+    """No registration could be made; the message says why and what to do."""
+
+
+def homography(corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """Board mm (u east, v north, origin at the centre) -> image px, from the corners."""
+    return cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
+                                       np.asarray(corners, np.float32)).astype(np.float64)
+
+
+def to_board_mm(H: np.ndarray, px: np.ndarray) -> np.ndarray:
+    """Image px (n, 2) -> board mm (n, 2) through the inverse of ``H``."""
+    pts = np.asarray(px, np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, np.linalg.inv(H)).reshape(-1, 2)
+
+
+def fit_report(H: np.ndarray, observations: list[np.ndarray], geom: Geometry,
+               camera: CameraCalibration | None, size: tuple[int, int]) -> dict:
+    """Reprojection errors in mm on the board plane (see the module doc): ``frames_*``
+    over the frames' own corners (automatic registration), ``rigid_*`` against the rigid
+    pose (with a camera); ``rms_mm`` and ``max_mm`` are the larger of the two (0 for four
+    given corners without a camera: they always fit, ``checks`` is then empty)."""
+    truth = geom.corners_mm()
+    report: dict = {"checks": []}
+    if len(observations) > 1:
+        err = np.concatenate([np.linalg.norm(to_board_mm(H, obs) - truth, axis=1)
+                              for obs in observations])
+        report["checks"].append("frames")
+        report["frames_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
+        report["frames_max_mm"] = round(float(err.max()), 3)
+    if camera is not None:
+        from vision.grid import board_pose
+
+        corners = H @ np.column_stack([truth, np.ones(4)]).T
+        corners = (corners[:2] / corners[2]).T
+        pose = board_pose(BoardFix(corners, corners), geom, size, camera.K, camera.dist)
+        rigid = cv2.projectPoints(np.column_stack([truth, np.zeros(4)]),
+                                  cv2.Rodrigues(pose.R)[0], pose.t, camera.K,
+                                  camera.dist)[0].reshape(-1, 2)
+        err = np.linalg.norm(to_board_mm(H, rigid) - truth, axis=1)
+        report["checks"].append("rigid pose")
+        report["rigid_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
+        report["rigid_max_mm"] = round(float(err.max()), 3)
+    report["rms_mm"] = max([report.get(f"{c}_rms_mm", 0.0) for c in ("frames", "rigid")])
+    report["max_mm"] = max([report.get(f"{c}_max_mm", 0.0) for c in ("frames", "rigid")])
+    return report
+
+
+def _registration(game: str, corners: np.ndarray, observations: list[np.ndarray],
+                  method: str, size: tuple[int, int],
+                  camera: CameraCalibration | None) -> BoardRegistration:
+    geom = geometry(game)
+    H = homography(corners, geom)
+    fit = fit_report(H, observations, geom, camera, size)
+    return BoardRegistration(game, size, np.asarray(corners, np.float64), H, method,
+                             len(observations), fit)
+
+
+def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
+                  camera: CameraCalibration | None = None, turn: int = 0) -> BoardRegistration:
+    """Registration from the first ``n`` frames in which ``find_board`` sees the board
+    (at most ``4 n`` frames are looked at). ``turn``: quarter turns by which to rename
+    the found corners (nw becomes the found ne for 1), for a square board that
+    ``find_board`` named turned (docs/vision.md, Limits); 2 for any board."""
+    geom = geometry(game)
+    if turn % 2 and geom.width != geom.depth:
+        raise RegistrationError("only a square board can be renamed by a quarter turn")
+    found, size, looked = [], None, 0
+    for image in frames:
+        looked += 1
+        size = (image.shape[1], image.shape[0])
+        fix = find_board(image, geom)
+        if fix is not None:
+            found.append(np.roll(fix.corners, -turn, axis=0))
+        if len(found) >= n or looked >= 4 * n:
+            break
+    if not found:
+        raise RegistrationError(f"the board was not found in {looked} frame(s): register it "
+                                "by hand (--corners, or --click on a saved frame)")
+    stack = np.array(found)
+    median = np.median(stack, axis=0)
+    agree = np.all(np.linalg.norm(stack - median, axis=2) <= AGREE_PX, axis=1)
+    if agree.sum() < max(1, (len(found) + 1) // 2):
+        raise RegistrationError(f"the board was found at different places ({int(agree.sum())} "
+                                f"of {len(found)} frames agree within {AGREE_PX} px): keep "
+                                "camera and board still, or register it by hand (--corners, "
+                                "or --click on a saved frame)")
+    kept = stack[agree]
+    return _registration(game, kept.mean(axis=0), list(kept), "auto", size, camera)
+
+
+def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],
+                    camera: CameraCalibration | None = None,
+                    image: np.ndarray | None = None) -> BoardRegistration:
+    """Registration from four corners (nw, ne, se, sw px); with ``image`` they are first
+    snapped to the board's edges (``vision.board.refine``), the given ones kept when the
+    snap moves any corner by more than a fiftieth of the board's size."""
+    corners = np.asarray(corners, np.float64)
+    if corners.shape != (4, 2) or not np.all(np.isfinite(corners)):
+        raise RegistrationError("four corners are needed, nw ne se sw, each x,y in pixels")
+    if not cv2.isContourConvex(corners.astype(np.float32)):
+        raise RegistrationError("the four corners do not form a convex quadrilateral (give "
+                                "them in the order nw ne se sw, north away from the camera)")
+    geom = geometry(game)
+    if image is not None:
+        snapped = refine(image, corners, geom)
+        span = np.sqrt(cv2.contourArea(corners.astype(np.float32)))
+        if np.linalg.norm(snapped - corners, axis=1).max() <= span / 50:
+            corners = snapped
+    return _registration(game, corners, [corners], "manual", size, camera)
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """``"x,y x,y x,y x,y"`` (nw ne se sw) -> (4, 2) array; ValueError naming the problem."""
+    parts = text.replace(";", " ").split()
+    if len(parts) != 4:
+        raise ValueError(f"need 4 corners 'x,y' (nw ne se sw), got {len(parts)}")
+    out = []
+    for name, part in zip(CORNER_NAMES, parts, strict=True):
+        try:
+            x, y = (float(v) for v in part.split(","))
+        except ValueError:
+            raise ValueError(f"corner {name}: {part!r} is not x,y") from None
+        out.append((x, y))
+    return np.array(out)
+
+
+def click_corners(image: np.ndarray) -> np.ndarray:
+    """Four corners clicked in a window (nw, ne, se, sw). RegistrationError where OpenCV
+    has no display (headless builds, no X/Wayland)."""
+    import os
+
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise RegistrationError("no display to click on: give the corners with --corners")
+    clicks: list[tuple[float, float]] = []
+    title = "click the board's corners: nw ne se sw (north away from the camera); q quits"
+
+    def on_mouse(event, x, y, *_):
+        if event == cv2.EVENT_LBUTTONDOWN and len(clicks) < 4:
+            clicks.append((float(x), float(y)))
+
+    try:
+        cv2.namedWindow(title)
+        cv2.setMouseCallback(title, on_mouse)
+        while len(clicks) < 4:
+            shown = image.copy()
+            for (x, y), name in zip(clicks, CORNER_NAMES, strict=False):
+                cv2.circle(shown, (int(x), int(y)), 5, (0, 0, 255), 2)
+                cv2.putText(shown, name, (int(x) + 6, int(y) - 6), cv2.FONT_HERSHEY_SIMPLEX,
+                            0.6, (0, 0, 255), 2)
+            cv2.imshow(title, shown)
+            if cv2.waitKey(30) & 0xFF == ord("q"):
+                raise RegistrationError("clicking was stopped before four corners")
+        cv2.destroyWindow(title)
+    except cv2.error as err:
+        raise RegistrationError(f"OpenCV cannot open a window here ({str(err).strip()[:80]}):"
+                                " give the corners with --corners") from None
+    return np.array(clicks)
+
+
+def error_against_truth(reg: BoardRegistration, truth: dict) -> dict:
+    """On a render: the registration's error in mm on the board plane, at the corners and
+    the field centres (the truth's pixels mapped back through the registered homography,
+    compared with where they lie on the board)."""
+    geom = geometry(reg.game)
+    px = [truth["board"]["corners"][n] for n in CORNER_NAMES]
+    mm = list(geom.corners_mm())
+    for cell, (_, u, v, _) in zip(truth["cells"], geom.cells, strict=True):
+        px.append(cell["center"])
+        mm.append((u, v))
+    err = np.linalg.norm(to_board_mm(reg.homography, np.array(px)) - np.array(mm), axis=1)
+    return {"corners_mm": float(err[:4].mean()), "fields_mm": float(err[4:].mean()),
+            "max_mm": float(err.max())}

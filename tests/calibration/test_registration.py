@@ -1,0 +1,70 @@
+import numpy as np
+import pytest
+
+from calibration import colour, registration
+from calibration.registration import RegistrationError
+from vision.board import geometry
+
+
+def test_parse_corners():
+    got = registration.parse_corners("1,2 3.5,4; 5,6 7,8")
+    assert got.tolist() == [[1, 2], [3.5, 4], [5, 6], [7, 8]]
+    with pytest.raises(ValueError, match="corner ne: '3' is not x,y"):
+        registration.parse_corners("1,2 3 5,6 7,8")
+
+
+def test_homography_maps_board_mm_to_the_corners():
+    geom = geometry("esoloe")
+    corners = np.array([[100, 100], [400, 110], [390, 250], [110, 240]], float)
+    H = registration.homography(corners, geom)
+    assert np.allclose(registration.to_board_mm(H, corners), geom.corners_mm(), atol=1e-6)
+    reg = registration.register_manual(corners, "esoloe", (1280, 720))
+    assert reg.fit == {"checks": [], "rms_mm": 0.0, "max_mm": 0.0}
+
+
+def _fake_frames(monkeypatch, corner_sets):
+    from vision.board import BoardFix
+
+    fixes = iter([None if c is None else BoardFix(np.asarray(c, float), np.asarray(c, float))
+                  for c in corner_sets])
+    monkeypatch.setattr(registration, "find_board", lambda image, geom: next(fixes))
+    return [np.zeros((720, 1280, 3), np.uint8)] * len(corner_sets)
+
+
+SQUARE = [[100, 100], [300, 100], [300, 300], [100, 300]]
+
+
+def test_auto_leaves_out_a_stray_frame_and_turns(monkeypatch):
+    stray = np.array(SQUARE) + 20
+    frames = _fake_frames(monkeypatch, [SQUARE, None, SQUARE, stray, SQUARE])
+    reg = registration.register_auto(frames, "esoloe-tictactoe", n=4)
+    assert reg.frames == 3 and np.allclose(reg.corners, SQUARE)
+    frames = _fake_frames(monkeypatch, [SQUARE] * 2)
+    reg = registration.register_auto(frames, "esoloe-tictactoe", n=2, turn=1)
+    assert reg.corners.tolist() == [SQUARE[1], SQUARE[2], SQUARE[3], SQUARE[0]]
+    with pytest.raises(RegistrationError, match="only a square board"):
+        registration.register_auto(frames, "esoloe", turn=1)
+
+
+def test_auto_refuses_frames_that_disagree(monkeypatch):
+    frames = _fake_frames(monkeypatch, [SQUARE, np.array(SQUARE) + 10,
+                                        np.array(SQUARE) - 10])
+    with pytest.raises(RegistrationError, match="different places"):
+        registration.register_auto(frames, "esoloe-tictactoe", n=3)
+
+
+def test_colour_errors():
+    reg = registration.register_manual(np.array([[100, 100], [1100, 100], [1100, 620],
+                                                 [100, 620]], float), "tyr", (1280, 720))
+    image = np.full((720, 1280, 3), 120, np.uint8)
+    with pytest.raises(colour.ColourError, match="leather board is not white"):
+        colour.calibrate_colour([image], reg)
+    with pytest.raises(colour.ColourError, match="not inside"):
+        colour.calibrate_colour([image], reg, white_box=(1200, 0, 200, 50))
+    image[:, :, 2] = 150
+    cal = colour.calibrate_colour([image], None, white_box=(0, 0, 100, 100))
+    assert cal.wb_gains.tolist() == pytest.approx([1.0, 1.0, 0.8])
+    assert cal.exposure["level"] == pytest.approx(120)
+    with pytest.raises(colour.ColourError, match="clipped"):
+        colour.calibrate_colour([np.full((720, 1280, 3), 255, np.uint8)], None,
+                                white_box=(0, 0, 100, 100))
