@@ -16,6 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", type=int, default=64, help="crop side in pixels (64)")
     parser.add_argument("--game", help="frames: only this game (default: all, in turn)")
     parser.add_argument("--workers", type=int, help="processes (default: all cores)")
+    parser.add_argument("--variant", default="default", choices=("default", "other-set"),
+                        help="crops: the default set, or 'other-set' (other woods, symbol "
+                             "drawings, dice, stones and light; same labels)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         summary = write_dataset(args.kind, args.n, Path(args.out), seed=args.seed,
-                                size=args.size, workers=args.workers, game=args.game)
+                                size=args.size, workers=args.workers, game=args.game,
+                                variant=args.variant)
     except ValueError as e:
         print(f"tableref dataset: {e}", file=sys.stderr)
         return 2

@@ -45,3 +45,12 @@ def test_dataset_writes_labelled_crops(tmp_path, capsys):
     assert [x["index"] for x in lines] == list(range(5))
     assert all((tmp_path / x["file"]).is_file() for x in lines)
     assert "5/5" in capsys.readouterr().err
+
+
+def test_dataset_of_another_set(tmp_path, capsys):
+    assert _run(dataset_cmd, ["--kind", "stone", "--n", "3", "--out", str(tmp_path),
+                              "--workers", "1", "--variant", "other-set"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["variant"] == "other-set" and summary["count"] == 3
+    lines = (tmp_path / "labels.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and all("token" in json.loads(x) for x in lines)

@@ -35,3 +35,18 @@ def test_labels_agree_with_the_pieces():
 def test_unknown_kind():
     with pytest.raises(ValueError, match="unknown crop kind"):
         render_crops("meeple", 1, 1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_other_set_has_the_same_labels_and_other_looks(kind):
+    a, la = render_crops(kind, 2, 4, size=48)
+    b, lb = render_crops(kind, 2, 4, size=48, variant="other-set")
+    assert la == lb  # same pieces, same crop geometry
+    assert b.shape == a.shape
+    # another set under another lamp: clearly other pixels, not noise
+    assert np.abs(a.astype(int) - b.astype(int)).mean() > 8
+
+
+def test_unknown_variant():
+    with pytest.raises(ValueError, match="unknown crop variant"):
+        render_crops("die", 1, 1, variant="plastic")

@@ -13,6 +13,12 @@ Kinds:
            turns clockwise of the symbol's top from the crop's top).
 ``die``    a Miwin die on the Tyr board or beside it; labels: colour, top, faces.
 ``stone``  a Cubes stone on its board; label: the grid token (``W``, ``B4``, ``r3``...).
+
+Variants (``variant=``): ``default`` the set the games come with, under room light;
+``other-set`` a deliberately different set (pieces.SETS["other-set"]: other woods and
+stain, symbols drawn as thick outlines, other die bodies with gold or black pips, other
+stone colours and digit font) under one hard, very warm or cold lamp. Same labels and the
+same crop geometry: for measuring adaptation to a set the models were not trained on.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ from vision.render.scene import (
 )
 
 KINDS = ("cube", "face", "die", "stone")
+#: variant -> (pieces.SETS key, scene.LIGHTS key)
+VARIANTS = {"default": ("default", "room"), "other-set": ("other-set", "hard")}
 POOL = 12  # textures of each sort per pool
 CROP_TABLE_PX = (480, 320)
 
@@ -46,12 +54,12 @@ CROP_TABLE_PX = (480, 320)
 class _PoolLooks(Looks):
     """Piece textures drawn from a pool made once per seed (fast, still deterministic)."""
 
-    def __init__(self, seed: int):
-        super().__init__(seed)
-        self.cubes = [[pieces.cube_textures(make_rng(seed, "pool-cube", p, k), p)
+    def __init__(self, seed: int, variant: str = "default"):
+        super().__init__(seed, *VARIANTS[variant])
+        self.cubes = [[pieces.cube_textures(make_rng(seed, "pool-cube", p, k), p, self.set)
                        for k in range(POOL)] for p in (0, 1)]
         self.inks = [pieces.ink_colour(make_rng(seed, "pool-ink", k)) for k in range(4)]
-        self.dice = {c: [pieces.die_textures(c, make_rng(seed, "pool-die", c, k))
+        self.dice = {c: [pieces.die_textures(c, make_rng(seed, "pool-die", c, k), self.set)
                          for k in range(4)] for c in BY_COLOUR}
         self._printed: dict = {}
         self.rng = make_rng(seed, "pool-pick")
@@ -63,7 +71,8 @@ class _PoolLooks(Looks):
         if ck not in self._printed:
             self._printed[ck] = pieces.print_faces(self.cubes[player][k], labels_by_body,
                                                    self.inks[ink],
-                                                   make_rng(self.seed, "pool-print", *ck[:3]))
+                                                   make_rng(self.seed, "pool-print", *ck[:3]),
+                                                   self.set.symbol_style)
         return self._printed[ck]
 
     def die(self, colour: str) -> dict:
@@ -71,10 +80,12 @@ class _PoolLooks(Looks):
 
 
 class CropPool:
-    """Tables, boards and piece textures for one seed's crops."""
+    """Tables, boards and piece textures for one seed's crops (of one variant)."""
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, variant: str = "default"):
         self.seed = seed
+        if variant != "default":  # another set's textures: other grain and wear too
+            seed = sub_seed(seed, "variant", variant)
         w, h = CROP_TABLE_PX
         self.tables = []
         for k in range(POOL):
@@ -88,7 +99,7 @@ class CropPool:
             self.boards[game] = [board_texture(spec, make_rng(seed, "pool-board", game, k),
                                                BOARD_PX_PER_MM[spec.material])
                                  for k in range(3)]
-        self.looks = _PoolLooks(seed)
+        self.looks = _PoolLooks(seed, variant)
 
     def env(self, game: str, rng) -> tuple:
         kind, tex = self.tables[int(rng.integers(POOL))]
@@ -96,14 +107,15 @@ class CropPool:
         return kind, tex, self.floor, board
 
 
-_POOLS: dict[int, CropPool] = {}
+_POOLS: dict[tuple[int, str], CropPool] = {}
 
 
-def pool_for(seed: int) -> CropPool:
-    if seed not in _POOLS:
+def pool_for(seed: int, variant: str = "default") -> CropPool:
+    key = (seed, variant)
+    if key not in _POOLS:
         _POOLS.clear()
-        _POOLS[seed] = CropPool(seed)
-    return _POOLS[seed]
+        _POOLS[key] = CropPool(seed, variant)
+    return _POOLS[key]
 
 
 # --------------------------------------------------------------------------- cameras
@@ -308,11 +320,14 @@ def _stone_item(pool, item_seed, rng, size):
 _ITEMS = {"cube": _cube_item, "face": _face_item, "die": _die_item, "stone": _stone_item}
 
 
-def render_crops(kind: str, n: int, seed: int, size: int = 64, start: int = 0):
+def render_crops(kind: str, n: int, seed: int, size: int = 64, start: int = 0,
+                 variant: str = "default"):
     """``n`` labelled crops of ``kind`` (see the module doc): (images, labels)."""
     if kind not in _ITEMS:
         raise ValueError(f"unknown crop kind {kind!r} (known: {', '.join(KINDS)})")
-    pool = pool_for(seed)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown crop variant {variant!r} (known: {', '.join(VARIANTS)})")
+    pool = pool_for(seed, variant)
     images = np.empty((n, size, size, 3), np.uint8)
     labels = []
     for j in range(n):

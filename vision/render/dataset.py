@@ -18,7 +18,7 @@ from pathlib import Path
 
 import cv2
 
-from vision.render.crops import KINDS, render_crops
+from vision.render.crops import KINDS, VARIANTS, render_crops
 from vision.render.rng import sub_seed
 from vision.render.scene import GAMES
 
@@ -27,8 +27,8 @@ FRAME_KINDS = ("frames",)
 
 
 def _crop_chunk(args):
-    kind, start, n, seed, size = args
-    images, labels = render_crops(kind, n, seed, size=size, start=start)
+    kind, start, n, seed, size, variant = args
+    images, labels = render_crops(kind, n, seed, size=size, start=start, variant=variant)
     return start, [cv2.imencode(".png", im)[1].tobytes() for im in images], labels
 
 
@@ -65,10 +65,15 @@ class Progress:
 
 def write_dataset(kind: str, n: int, out: Path, seed: int = 0, size: int = 64,
                   workers: int | None = None, game: str | None = None,
-                  progress: bool = True) -> dict:
-    """Write ``n`` items of ``kind``; returns a summary (count, seconds, per second)."""
+                  progress: bool = True, variant: str = "default") -> dict:
+    """Write ``n`` items of ``kind``; returns a summary (count, seconds, per second).
+    ``variant``: crops of the default set or of another (crops.VARIANTS)."""
     if kind not in KINDS + FRAME_KINDS:
         raise ValueError(f"unknown kind {kind!r} (known: {', '.join(KINDS + FRAME_KINDS)})")
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+    if kind in FRAME_KINDS and variant != "default":
+        raise ValueError("--variant is for crops; frames show the default set")
     if game is not None and game not in GAMES:
         raise ValueError(f"unknown game {game!r} (known: {', '.join(GAMES)})")
     out = Path(out)
@@ -91,7 +96,8 @@ def write_dataset(kind: str, n: int, out: Path, seed: int = 0, size: int = 64,
                 if bar:
                     bar.add(1)
         else:
-            tasks = [(kind, s, min(CHUNK, n - s), seed, size) for s in range(0, n, CHUNK)]
+            tasks = [(kind, s, min(CHUNK, n - s), seed, size, variant)
+                     for s in range(0, n, CHUNK)]
             for start, pngs, labels in pool.imap(_crop_chunk, tasks):
                 for j, (png, label) in enumerate(zip(pngs, labels, strict=True)):
                     name = f"images/{start + j:06d}.png"
@@ -100,5 +106,6 @@ def write_dataset(kind: str, n: int, out: Path, seed: int = 0, size: int = 64,
                 if bar:
                     bar.add(len(pngs))
     dt = time.perf_counter() - t0
-    return {"kind": kind, "count": n, "seconds": round(dt, 2), "per_second": round(n / dt, 1),
+    return {"kind": kind, "variant": variant, "count": n, "seconds": round(dt, 2),
+            "per_second": round(n / dt, 1),
             "workers": workers, "out": str(out)}

@@ -7,6 +7,8 @@ pawn 18 across, 26 tall, Cubes stone 24 square and 6 thick (a flat two-sided til
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -50,6 +52,53 @@ PAWN_COLOURS = (np.array([0.55, 0.72, 0.86], np.float32),  # A: natural light wo
 _BODY_NORMALS = [tuple(int(v) for v in n) for n in DIRECTIONS.values()]
 
 
+@dataclass(frozen=True)
+class PieceSet:
+    """How one maker's set of pieces looks. ``default`` is the set the games come with;
+    ``other-set`` is a deliberately different one (other woods and stain, symbols drawn
+    as thick outlines, other die bodies with gold or black pips, other stone colours and
+    digit font), for measuring how the vision side copes with a set it was not trained on.
+    """
+
+    name: str
+    natural_woods: tuple[str, ...]  # player 0's wood species (materials.WOOD_PALETTES)
+    green_stain: np.ndarray  # player 1's stain, BGR
+    bevel: tuple[float, float]  # cube edge darkening: width (share of a face), depth
+    symbol_style: str  # symbols.STYLES
+    die_bodies: dict  # colour -> body BGR
+    pip_inks: dict  # colour -> pip BGR
+    pip_hollow: bool  # a dark rim up-left of each pip
+    stone_colours: dict  # player colour -> tile BGR
+    white_stone: np.ndarray  # top and sides of a white stone
+    white_side: np.ndarray
+    digit_font: int  # cv2 font of the stones' digits
+
+
+SETS = {
+    "default": PieceSet(
+        "default", ("beech", "maple", "pine"), GREEN_STAIN, (0.07, 0.35), "solid",
+        DIE_COLOURS, {c: np.array([0.93, 0.93, 0.92], np.float32) for c in DIE_COLOURS},
+        True, PLAYER_COLOURS, np.array([0.92, 0.93, 0.93], np.float32),
+        np.array([0.85, 0.86, 0.86], np.float32), cv2.FONT_HERSHEY_DUPLEX),
+    "other-set": PieceSet(
+        "other-set", ("oak", "teak", "cherry"), np.array([0.42, 0.50, 0.12], np.float32),
+        (0.03, 0.55), "outline",
+        {"blue": np.array([0.86, 0.58, 0.30], np.float32),  # light cornflower
+         "red": np.array([0.16, 0.07, 0.42], np.float32),  # burgundy
+         "black": np.array([0.21, 0.21, 0.22], np.float32)},  # charcoal
+        {"blue": np.array([0.05, 0.05, 0.06], np.float32),  # black pips
+         "red": np.array([0.25, 0.68, 0.88], np.float32),  # gold pips
+         "black": np.array([0.25, 0.68, 0.88], np.float32)},
+        False,
+        {"blue": np.array([0.55, 0.42, 0.05], np.float32),  # teal
+         "red": np.array([0.22, 0.05, 0.58], np.float32),  # crimson
+         "black": np.array([0.20, 0.19, 0.17], np.float32),  # slate
+         "orange": np.array([0.05, 0.62, 0.96], np.float32)},  # amber
+        np.array([0.80, 0.90, 0.95], np.float32),  # cream
+        np.array([0.72, 0.82, 0.87], np.float32), cv2.FONT_HERSHEY_SIMPLEX),
+}
+
+
 def _bevel(size: int, width: float, depth: float) -> np.ndarray:
     """Darkening towards a face's edges: a rounded edge turns away from the light."""
     t = np.minimum(np.arange(size), np.arange(size)[::-1]).astype(np.float32) / (size * width)
@@ -91,15 +140,16 @@ def cube_orientation(faces: dict, rng: np.random.Generator, cube_set: str = DEFA
     return ok[int(rng.integers(len(ok)))], None
 
 
-def cube_textures(rng: np.random.Generator, player: int, ink=None) -> dict:
+def cube_textures(rng: np.random.Generator, player: int, pieceset: PieceSet = SETS["default"]
+                  ) -> dict:
     """Six face textures of one wooden cube (wood grain, bevel), keyed by body normal,
     before anything is printed on them."""
-    stain = GREEN_STAIN * np.float32(rng.uniform(0.85, 1.1)) if CUBE_WOOD[player] == "green" \
-        else None
-    palette = None if stain is not None else str(rng.choice(["beech", "maple", "pine"]))
+    stain = pieceset.green_stain * np.float32(rng.uniform(0.85, 1.1)) \
+        if CUBE_WOOD[player] == "green" else None
+    palette = None if stain is not None else str(rng.choice(list(pieceset.natural_woods)))
     strip = materials.wood(rng, FACE_PX, FACE_PX * 6, FACE_PX / CUBE_MM, palette=palette,
                            tint=stain)
-    bevel = _bevel(FACE_PX, 0.07, 0.35)
+    bevel = _bevel(FACE_PX, *pieceset.bevel)
     out = {}
     for i, n in enumerate(_BODY_NORMALS):
         tex = strip[:, i * FACE_PX:(i + 1) * FACE_PX]
@@ -109,15 +159,16 @@ def cube_textures(rng: np.random.Generator, player: int, ink=None) -> dict:
     return out
 
 
-def print_faces(textures: dict, labels_by_body: dict, ink, rng) -> dict:
-    """Print the symbols on a cube's faces: body normal -> textured face."""
+def print_faces(textures: dict, labels_by_body: dict, ink, rng, style: str = "solid") -> dict:
+    """Print the symbols on a cube's faces: body normal -> textured face. ``style``: how
+    the symbols are drawn (symbols.STYLES)."""
     out = {}
     pad = int(FACE_PX * 0.1)
     for n, tex in textures.items():
         label = labels_by_body.get(n)
         if label in symbols.CUBE_SYMBOLS:
             m = np.zeros((FACE_PX, FACE_PX), np.float32)
-            m[pad:-pad, pad:-pad] = symbols.symbol_mask(label, FACE_PX - 2 * pad)
+            m[pad:-pad, pad:-pad] = symbols.symbol_mask(label, FACE_PX - 2 * pad, style)
             tex = _print(tex, m, ink, rng)
         out[n] = tex
     return out
@@ -173,9 +224,9 @@ def die_orientation(colour: str, top: int, rng) -> np.ndarray:
     return ok[int(rng.integers(len(ok)))]
 
 
-def die_textures(colour: str, rng) -> dict:
-    body = DIE_COLOURS[colour] * np.float32(rng.uniform(0.9, 1.1))
-    pip_ink = np.array([0.93, 0.93, 0.92], np.float32)
+def die_textures(colour: str, rng, pieceset: PieceSet = SETS["default"]) -> dict:
+    body = pieceset.die_bodies[colour] * np.float32(rng.uniform(0.9, 1.1))
+    pip_ink = pieceset.pip_inks[colour]
     numbers = die_body_numbers(colour)
     grain = materials.noise(rng, FACE_PX, FACE_PX * 6, 8.0)
     bevel = _bevel(FACE_PX, 0.09, 0.45)
@@ -184,10 +235,10 @@ def die_textures(colour: str, rng) -> dict:
         tex = np.empty((FACE_PX, FACE_PX, 3), np.float32)
         tex[:] = body
         tex *= (1 + 0.03 * grain[:, i * FACE_PX:(i + 1) * FACE_PX])[..., None]
-        m = symbols.pip_mask(number, FACE_PX)
-        # a pip is a little hollow: a dark rim left/up of the paint
-        rim = np.roll(np.roll(m, -2, 0), -2, 1) * (1 - m)
-        tex = tex * (1 - 0.5 * rim[..., None])
+        m = symbols.pip_mask(number, FACE_PX, 0.085 if pieceset.pip_hollow else 0.1)
+        if pieceset.pip_hollow:  # a pip is a little hollow: a dark rim left/up of the paint
+            rim = np.roll(np.roll(m, -2, 0), -2, 1) * (1 - m)
+            tex = tex * (1 - 0.5 * rim[..., None])
         tex = tex * (1 - m[..., None]) + pip_ink * m[..., None]
         out[n] = (np.ascontiguousarray(tex * bevel), number)
     return out
@@ -225,16 +276,16 @@ def pawn_solids(base, player: int, rng) -> list[Solid]:
 
 # --------------------------------------------------------------------------- stones
 
-def stone_top_texture(token: str, rng) -> np.ndarray:
+def stone_top_texture(token: str, rng, pieceset: PieceSet = SETS["default"]) -> np.ndarray:
     """The top of a Cubes stone: ``W`` white; a player stone shows a disc, white with a
     black digit (active, upper-case letter) or black with a white digit (inactive), in a
     rim of the player's colour."""
     size = FACE_PX
     if token == "W":
         tex = np.empty((size, size, 3), np.float32)
-        tex[:] = np.array([0.92, 0.93, 0.93], np.float32) * np.float32(rng.uniform(0.95, 1.02))
+        tex[:] = pieceset.white_stone * np.float32(rng.uniform(0.95, 1.02))
         return tex * _bevel(size, 0.06, 0.25)
-    colour = PLAYER_COLOURS[COLOUR_LETTERS[token[0].upper()]]
+    colour = pieceset.stone_colours[COLOUR_LETTERS[token[0].upper()]]
     active = token[0].isupper()
     tex = np.empty((size, size, 3), np.float32)
     tex[:] = colour
@@ -244,15 +295,16 @@ def stone_top_texture(token: str, rng) -> np.ndarray:
     face_col = np.array([0.93, 0.93, 0.92] if active else [0.09, 0.09, 0.09], np.float32)
     digit_col = np.array([0.05, 0.05, 0.05] if active else [0.92, 0.92, 0.92], np.float32)
     tex = tex * (1 - d) + face_col * d
-    tex = _print(tex.astype(np.float32), symbols.digit_mask(token[1], size, 0.5), digit_col,
-                 rng, opacity=0.97)
+    digit = symbols.digit_mask(token[1], size, 0.5, pieceset.digit_font)
+    tex = _print(tex.astype(np.float32), digit, digit_col, rng, opacity=0.97)
     return (tex * _bevel(size, 0.06, 0.25)).astype(np.float32)
 
 
-def stone_solid(center_bottom, yaw_R: np.ndarray, token: str, rng) -> Solid:
-    side = PLAYER_COLOURS[COLOUR_LETTERS[token[0].upper()]] if token != "W" \
-        else np.array([0.85, 0.86, 0.86], np.float32)
-    top = stone_top_texture(token, rng)
+def stone_solid(center_bottom, yaw_R: np.ndarray, token: str, rng,
+                pieceset: PieceSet = SETS["default"]) -> Solid:
+    side = pieceset.stone_colours[COLOUR_LETTERS[token[0].upper()]] if token != "W" \
+        else pieceset.white_side
+    top = stone_top_texture(token, rng, pieceset)
     c = np.asarray(center_bottom, np.float64) + (0, 0, STONE_THICK_MM / 2)
     specs = {(0, 0, 1): {"texture": top, "gloss": 0.25, "shininess": 50.0, "label": token,
                          "direction": "up"}}

@@ -251,8 +251,10 @@ def board_solid(board: Board, texture: np.ndarray) -> Solid:
 
 def kelvin_bgr(k: float) -> np.ndarray:
     """Rough colour of a lamp of ``k`` kelvin, BGR, brightest channel 1."""
-    table = [(2700, (0.42, 0.72, 1.0)), (3500, (0.62, 0.82, 1.0)), (4500, (0.82, 0.92, 1.0)),
-             (5500, (0.94, 0.97, 1.0)), (6500, (1.0, 0.99, 0.97))]
+    table = [(2000, (0.22, 0.55, 1.0)), (2700, (0.42, 0.72, 1.0)), (3500, (0.62, 0.82, 1.0)),
+             (4500, (0.82, 0.92, 1.0)),
+             (5500, (0.94, 0.97, 1.0)), (6500, (1.0, 0.99, 0.97)),
+             (8000, (1.0, 0.92, 0.84))]
     ks = [t[0] for t in table]
     cols = np.array([t[1] for t in table])
     return np.array([np.interp(k, ks, cols[:, i]) for i in range(3)], np.float32)
@@ -269,7 +271,23 @@ class Lamp:
                 "radius_mm": self.radius}
 
 
-def random_lamps(rng, target) -> tuple[list[Lamp], np.ndarray]:
+LIGHTS = ("room", "hard")
+
+
+def random_lamps(rng, target, light: str = "room") -> tuple[list[Lamp], np.ndarray]:
+    """Lamps round ``target`` and the ambient. ``room``: one or two lamps of 2700..6500 K,
+    large and small. ``hard``: one small lamp, very warm (2000..2900 K) or cold
+    (6500..8000 K), over a dim ambient: crisp shadows, strong colour casts."""
+    if light == "hard":
+        a = rng.uniform(0, 2 * math.pi)
+        r = rng.uniform(150, 700)
+        pos = np.array([target[0] + r * math.cos(a), target[1] + r * math.sin(a),
+                        rng.uniform(450, 1100)])
+        k = rng.uniform(2000, 2900) if rng.random() < 0.5 else rng.uniform(6500, 8000)
+        ambient = kelvin_bgr(rng.uniform(5000, 8000)) * np.float32(rng.uniform(0.1, 0.22))
+        return [Lamp(pos, kelvin_bgr(k), float(rng.uniform(3, 10)))], ambient
+    if light != "room":
+        raise ValueError(f"unknown light {light!r} (known: {', '.join(LIGHTS)})")
     n = 1 if rng.random() < 0.55 else 2
     lamps = []
     for i in range(n):
@@ -329,20 +347,31 @@ def environment(seed: int, game: str, table_kind: str | None):
 
 
 class Looks:
-    """Where the pieces' textures come from: made from the seed here; the crop renderer
-    subclasses it to draw them from pools instead."""
+    """Where the pieces' textures and the lamps come from: made from the seed here; the
+    crop renderer subclasses it to draw textures from pools instead. ``pieceset``: which
+    maker's pieces (pieces.SETS); ``light``: the kind of lamps (LIGHTS)."""
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, pieceset: str = "default", light: str = "room"):
         self.seed = seed
+        self.set = pieces.SETS[pieceset]
+        self.light = light
         self.ink = pieces.ink_colour(make_rng(seed, "look"))
 
     def cube(self, player: int, key: tuple, labels_by_body: dict) -> dict:
-        tex = pieces.cube_textures(make_rng(self.seed, "cube-wood", *key, player), player)
+        tex = pieces.cube_textures(make_rng(self.seed, "cube-wood", *key, player), player,
+                                   self.set)
         return pieces.print_faces(tex, labels_by_body, self.ink,
-                                  make_rng(self.seed, "cube-ink", *key))
+                                  make_rng(self.seed, "cube-ink", *key), self.set.symbol_style)
 
     def die(self, colour: str) -> dict:
-        return pieces.die_textures(colour, make_rng(self.seed, "die-look", colour))
+        return pieces.die_textures(colour, make_rng(self.seed, "die-look", colour), self.set)
+
+    def stone(self, base, yaw_R, token: str, rng) -> Solid:
+        return pieces.stone_solid(base, yaw_R, token, rng, self.set)
+
+    def lamps(self, seed: int, target) -> tuple[list[Lamp], np.ndarray]:
+        """The lamps of the scene of ``seed`` (a crop pool's looks serve many scenes)."""
+        return random_lamps(make_rng(seed, "lamps"), target, self.light)
 
 
 def _clip(x, lo, hi):
@@ -374,9 +403,9 @@ def build_scene(game: str, position: dict, seed: int, *, table: str | None = Non
     elif game == "tyr":
         solids += _tyr_pieces(board, position, seed, looks)
     else:
-        solids += _cubes_pieces(board, position, seed)
+        solids += _cubes_pieces(board, position, seed, looks)
         solids += _dependency_cards(board, position, seed)
-    lamps, ambient = random_lamps(make_rng(seed, "lamps"), board.center)
+    lamps, ambient = looks.lamps(seed, board.center)
     gloss = {"wood": 0.12, "cloth": 0.0, "paper": 0.03}[kind]
     for i, s in enumerate(solids):
         s.id = i
@@ -591,7 +620,7 @@ def _dependency_cards(board: Board, position: dict, seed: int) -> list[Solid]:
     return out
 
 
-def _cubes_pieces(board: Board, position: dict, seed: int) -> list[Solid]:
+def _cubes_pieces(board: Board, position: dict, seed: int, looks: Looks) -> list[Solid]:
     grid = position.get("grid") if isinstance(position, dict) else None
     if not isinstance(grid, list) or len(grid) != 10:
         raise InvalidPosition("grid", "expected 10 rows")
@@ -615,7 +644,7 @@ def _cubes_pieces(board: Board, position: dict, seed: int) -> list[Solid]:
             yaw = _clip(jit.normal(0, 5), -12, 12)
             yaw_R = board.R @ rot_z(yaw)
             base = board.world(u, v, board.z_top)
-            s = pieces.stone_solid(base, yaw_R, tok, jit)
+            s = looks.stone(base, yaw_R, tok, jit)
             s.rest_z = board.z_top
             s.footprint = _square(base, yaw_R, pieces.STONE_MM / 2)
             s.info = {"piece": f"stone:{r},{c}", "cell_name": cell.name, "cell": [r, c],
