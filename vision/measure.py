@@ -9,6 +9,11 @@ occupancy and player accuracy over the fields of found boards, the up face's acc
 (``models/symbol.onnx``: over the occupied fields read as occupied; "-" without the model)
 and the time per frame.
 Seeds are ``start .. start + n - 1`` for both the position and the image.
+
+``evaluate`` (``--full``) measures any game end to end through ``vision.observe``: per
+frame the board found or not, each element of the position (``elements``) right or wrong,
+the whole position exactly right, and the time from the raw frame to the observation;
+``--truth-board`` hands the reader the render's true corners instead (the reader alone).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.board import CORNER_NAMES, find_board, geometry
+from vision.board import CORNER_NAMES, BoardFix, find_board, geometry
 from vision.read_esoloe import read_fields
 
 FOUND_PX = 10.0
@@ -91,13 +96,133 @@ def measure(game: str, camera: str, n: int, start: int = 100) -> Tally:
     return tally
 
 
+def truth_fix(truth: dict) -> BoardFix:
+    """The board fix of a render's true corners."""
+    corners = np.array([truth["board"]["corners"][k] for k in CORNER_NAMES], np.float64)
+    return BoardFix(corners, corners)
+
+
+def board_found(fix: BoardFix | None, truth: dict) -> bool:
+    """Corners named right and their mean error under ``FOUND_PX``."""
+    if fix is None:
+        return False
+    want = np.array([truth["board"]["corners"][k] for k in CORNER_NAMES])
+    return float(np.linalg.norm(fix.corners - want, axis=1).mean()) <= FOUND_PX
+
+
+def elements(game: str, position: dict) -> dict[str, object]:
+    """The position's elements by path, as the accuracy counts them: e-SOLO-e a field's
+    stack (height, top cube's player and up face), Neunfeld each pawn and each die's top
+    and holder, Tyr each die's cell and (on the board) top, Cubes each field's token and
+    each seat's dependency card."""
+    if game == "neunfeld":
+        out: dict[str, object] = {f"pawns.{i}": p for i, p in enumerate(position["pawns"])}
+        for c, d in position["dice"].items():
+            out[f"dice.{c}.top"], out[f"dice.{c}.holder"] = d["top"], d["holder"]
+        return out
+    if game == "tyr":
+        out = {}
+        for c, d in position["dice"].items():
+            out[f"dice.{c}.cell"] = d["cell"]
+            if d["cell"] is not None:
+                out[f"dice.{c}.top"] = d["top"]
+        return out
+    if game == "cubes":
+        out = {f"grid.{r}.{c}": t for r, row in enumerate(position["grid"])
+               for c, t in enumerate(row)}
+        for p in position.get("players") or []:
+            out[f"dependency.{p['seat']}"] = p.get("dependency")
+        return out
+    return {f"cells.{i}": (len(s), s[-1]["player"], (s[-1].get("faces") or {}).get("up"))
+            if s else None for i, s in enumerate(position["cells"])}
+
+
+@dataclass
+class Frame:
+    """One render's result: board found, elements right / counted, exact, seconds."""
+
+    found: bool
+    right: int
+    total: int
+    exact: bool
+    seconds: float
+    error: str | None = None
+
+
+def evaluate(game: str, seeds, camera: str = "overhead",
+             truth_board: bool = False) -> list[Frame]:
+    """Render each seed (position and image), observe it and compare with the truth.
+    A frame whose board is not found counts every element wrong. The time is
+    ``observe`` (or, with ``truth_board``, the reader alone) on the raw frame."""
+    import importlib
+
+    from vision.observe import READERS, ObserveError, observe
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+
+    geom = geometry(game)
+    out = []
+    for seed in seeds:
+        position = random_position(game, seed)
+        image, truth = render_scene(game, position, seed,
+                                    options=RenderOptions(camera_mode=camera))
+        want = elements(game, position)
+        t0 = time.perf_counter()
+        error, got = None, None
+        try:
+            if truth_board:
+                fix = truth_fix(truth)
+                got = importlib.import_module(READERS[game]).read(image, fix, geom,
+                                                                  None).position
+                found = True
+            else:
+                obs = observe(image, game)
+                got, found = obs["position"], board_found(BoardFix(np.array(
+                    [obs["board"][k] for k in CORNER_NAMES], np.float64), None), truth)
+        except ObserveError as err:
+            error, found = str(err), False
+        seconds = time.perf_counter() - t0
+        if not found or got is None:
+            out.append(Frame(False, 0, len(want), False, seconds, error))
+            continue
+        have = elements(game, got)
+        right = sum(have.get(k) == v for k, v in want.items())
+        out.append(Frame(True, right, len(want), right == len(want), seconds))
+    return out
+
+
+def summary(frames: list[Frame]) -> dict:
+    """Board found %, element accuracy, exact-position %, median and p95 ms."""
+    n = max(len(frames), 1)
+    ms = np.array([f.seconds * 1000 for f in frames]) if frames else np.zeros(1)
+    return {"frames": len(frames), "found %": 100 * sum(f.found for f in frames) / n,
+            "element %": 100 * sum(f.right for f in frames) / max(sum(f.total for f in
+                                                                    frames), 1),
+            "exact %": 100 * sum(f.exact for f in frames) / n,
+            "median ms": float(np.median(ms)), "p95 ms": float(np.percentile(ms, 95))}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.measure", description=__doc__)
     parser.add_argument("--games", default="esoloe,esoloe-tictactoe")
     parser.add_argument("--camera", default="overhead,oblique")
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--start", type=int, default=100)
+    parser.add_argument("--full", action="store_true",
+                        help="end to end through vision.observe, any game (evaluate)")
+    parser.add_argument("--truth-board", action="store_true",
+                        help="with --full: the reader alone, on the render's true corners")
     args = parser.parse_args(argv)
+    if args.full:
+        for game in args.games.split(","):
+            for camera in args.camera.split(","):
+                frames = evaluate(game, range(args.start, args.start + args.n), camera,
+                                  args.truth_board)
+                row = summary(frames)
+                print(f"{game:17s} {camera:8s} " + " ".join(
+                    f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
+                    for k, v in row.items()), flush=True)
+        return 0
     for game in args.games.split(","):
         for camera in args.camera.split(","):
             print(measure(game, camera, args.n, args.start).line(), flush=True)

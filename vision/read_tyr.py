@@ -1,0 +1,71 @@
+"""Tyr 3 gewinnt's reader: the three Miwin dice on the 9 x 9 board or beside it.
+
+The dice are found by ``vision.read_miwin`` over the board and ``MARGIN_MM`` round it; a
+die whose top's centre lies on the board stands on the field under it (row 1 north,
+column 1 west, as the spec says) and its top is read by ``models/pips.onnx``; a die beside
+the board has ``cell`` and ``top`` null (the rules do not count a top beside the board).
+A die that is not seen at all is reported beside the board with confidence 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules.miwin import BY_COLOUR
+from vision.board import BoardFix, Geometry
+from vision.read_miwin import COLOURS, find_dice, plane, read_tops, top_reading
+from vision.reading import Reading
+
+MARGIN_MM = 60.0
+FIELD_MM = 25.0  # vision.render.scene.board_spec("tyr"): 9 fields of 25 mm
+EDGE_SLACK_MM = 4.0  # a centre this close to a field's edge: the neighbour is the alternative
+
+
+def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
+    """(cell, confidence, alternative cell) of a die top centred at (u, v) mm."""
+    half = 4.5 * FIELD_MM
+    if not (-half <= u <= half and -half <= v <= half):
+        out = min(abs(u) - half, abs(v) - half) if abs(u) > half and abs(v) > half \
+            else max(abs(u) - half, abs(v) - half)
+        return None, float(np.clip(0.5 + out / (2 * EDGE_SLACK_MM), 0.5, 1.0)), None
+    col = min(int((u + half) // FIELD_MM) + 1, 9)
+    row = min(int((half - v) // FIELD_MM) + 1, 9)
+    du = (u + half) - (col - 0.5) * FIELD_MM  # offset from the field's centre, mm
+    dv = (half - v) - (row - 0.5) * FIELD_MM
+    edge = FIELD_MM / 2 - max(abs(du), abs(dv))
+    conf = float(np.clip(0.5 + edge / (2 * EDGE_SLACK_MM), 0.5, 1.0))
+    alt_row, alt_col = row, col
+    if abs(du) >= abs(dv):
+        alt_col += 1 if du > 0 else -1
+    else:
+        alt_row += 1 if dv > 0 else -1
+    alt = [alt_row, alt_col] if 1 <= alt_row <= 9 and 1 <= alt_col <= 9 else None
+    return [row, col], conf, alt
+
+
+def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
+         calibration: dict | None = None) -> Reading:
+    """The position of a Tyr board in ``image``."""
+    H = plane(fix, geom, image, calibration)
+    w, d = geom.width / 2 + MARGIN_MM, geom.depth / 2 + MARGIN_MM
+    found = find_dice(image, H, geom, (-w, w, -d, d))
+    dice: dict[str, dict] = {}
+    reading = Reading({"dice": dice})
+    on_board = []
+    for colour in COLOURS:
+        die = found[colour]
+        if die is None:
+            dice[colour] = {"top": None, "cell": None}
+            reading.add(0.0, f"dice.{colour}.cell")
+            continue
+        cell, conf, alt = _cell(die.u, die.v)
+        dice[colour] = {"top": None, "cell": cell}
+        reading.add(min(conf, die.confidence), f"dice.{colour}.cell", 0.9,
+                    [[alt, round(1 - conf, 4)]] if alt is not None and conf < 0.9 else None)
+        if cell is not None:
+            on_board.append(die)
+    for die, pred in zip(on_board, read_tops(image, H, on_board), strict=True):
+        top, conf, alts = top_reading(die, pred, BY_COLOUR[die.colour].faces)
+        dice[die.colour]["top"] = top
+        reading.add(conf, f"dice.{die.colour}.top", 0.9, alts)
+    return reading
