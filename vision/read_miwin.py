@@ -48,13 +48,15 @@ class Die:
     confidence: float  # of the colour and the place
 
 
-def plane(fix: BoardFix, geom: Geometry, image: np.ndarray, calibration: dict | None):
-    """The homography of the dice tops' plane (board mm -> image px)."""
+def plane(fix: BoardFix, geom: Geometry, image: np.ndarray, calibration: dict | None,
+          z_mm: float = DIE_MM):
+    """The homography of the plane ``z_mm`` above the board top (board mm -> image px);
+    by default that of the tops of dice standing on the board."""
     K = dist = None
     if calibration is not None:
         K, dist = calibration["K"], calibration.get("dist")
     pose = board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist)
-    return pose.plane_homography(DIE_MM)
+    return pose.plane_homography(z_mm)
 
 
 def _view(image: np.ndarray, H: np.ndarray, region: tuple[float, float, float, float]):
