@@ -3,18 +3,22 @@
 - occupancy: the field's centre, rectified on the board plane, compared with the board
   top's own look (the glaze's brightness-minus-saturation score measured on the margin
   outside the fields): a cube's wood is darker and more saturated than glaze;
-- the top cube's colour (player): natural wood or green stain, by the green-red axis of
-  Lab on the crop of the plane one cube up;
-- the up face: the top face of a one-cube stack (the plane one cube up), its outline found
-  in the rectified view (``_face_corners``), warped to a 32 px crop as the model's training
-  crops are cut, all crops of the frame read by ONE run of ``models/symbol.onnx``; without
-  that model (or in 3andC, whose cubes carry no symbols) it stays null. The side faces are
-  always null (the rotation head is not used yet: never a guess).
+- the stack's height (``vision.stack_height``): the regions each further cube would cover
+  in the image, seen as wood or as what lies behind;
+- each cube's colour (player): natural wood or green stain, by the green-red axis of Lab,
+  on the top face (cut on the plane of the stack's top) or on a side face seen;
+- the faces (not in 3andC, whose cubes carry no symbols): every face the camera sees whole
+  (the top cube's up face; the side faces turned to the camera and not hidden by another
+  stack) is cut from its own plane (``vision.cube_geometry``: the face's corners through the
+  board's pose, ordered as the training crops are) and all crops of the frame are read by
+  ONE run of ``models/symbol.onnx`` (symbol and rotation heads). The readings weigh the
+  cube set's 24 orientations (option ``cube-set``, ``rules.cube``); a face is given where
+  the orientations that fit hold ``FACE_DECIDE`` of the weight, else null: one up face and
+  its rotation can fix a whole cube, a blank face fixes little (never a guess).
 
-Stack height is not measured yet: an occupied field is reported as one cube, and the
-field is listed in ``uncertain`` with confidence ``HEIGHT_CONFIDENCE`` (a stack seen from
-above looks the same at any height), so the referee treats such readings as unclear
-instead of judging them.
+What is not known stays null; an element read with less than 0.9 confidence (a height, a
+player, a face) is listed in ``uncertain``. A cube whose colour no face shows (a lower cube
+seen from straight above) gets player 0 with confidence 0.5 and the other as alternative.
 """
 
 from __future__ import annotations
@@ -22,19 +26,27 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision import cube_geometry as cg
 from vision.board import BoardFix, Geometry, homography, material_score
 from vision.classifier import shared
 from vision.grid import board_pose, rectify, square_crop
 from vision.reading import Reading
+from vision.stack_height import measure_heights, project
 
-CUBE_MM = 18.0  # vision.render.pieces.CUBE_MM, the publisher's size
+CUBE_MM = cg.CUBE_MM  # vision.render.pieces.CUBE_MM, the publisher's size
 OCCUPIED_BELOW = 0.72  # field score / margin score under which a field holds a cube
-HEIGHT_CONFIDENCE = 0.5
 GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
 DIRECTIONS = ("up", "down", "north", "south", "east", "west")
 FACE_PX_PER_MM = 4.0  # the rectified top-plane view in which a cube's top face is sought
 FACE_CROP = 32  # models/symbol.onnx's input size
-FACE_CONFIDENT = 0.9  # a face reading under this is listed in ``uncertain``
+FACE_CONFIDENT = 0.9  # a face (or player) reading under this is listed in ``uncertain``
+FACE_DECIDE = 0.9  # a face is given when orientations holding this much weight agree
+LABEL_FLOOR = 0.01  # the symbol head's probabilities are mixed with this much of uniform
+ROTATION_FLOOR = 0.02  # ... the rotation head's with this much (it is the less sure one)
+MIN_FACING = 0.3  # cosine between a side face's normal and the line to the camera
+MAX_HIDDEN = 0.1  # share of a face's sample points another stack may hide
+MIN_FACE_PX = 14.0  # a face narrower than this in the image is not read
+CUBE_SET = "corner"  # rules.cube's default set (option cube-set)
 
 
 def _margin_reference(image: np.ndarray, H: np.ndarray, geom: Geometry) -> tuple[float, float]:
@@ -77,16 +89,15 @@ def _field_score(crop: np.ndarray, geom: Geometry, reference: float) -> float:
     return float(np.median(score))
 
 
-def _face_corners(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half: float,
-                  material: str) -> np.ndarray:
-    """The four corners (u, v mm, clockwise from the north-west-most one as seen north up)
-    of the top face of the cube on the field centred at (u, v), on the plane ``H_top``.
+def _top_face(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half: float,
+              material: str) -> tuple[float, float, float]:
+    """(u, v, yaw) of the top cube of the stack on the field centred at (u, v), whose top
+    face lies on the plane ``H_top``.
 
     In the rectified view of the field (north up) the cube is the dark blob (wood against
     the glaze, by ``material_score`` and Otsu) that holds the field's centre; its
-    ``minAreaRect`` gives the cube's turn. The face is the ``CUBE_MM`` square at the
-    rectangle's centre with that turn (the blob can include a sliver of side face, so its
-    size is not trusted). Without a plausible blob: the field-centred square, unturned.
+    ``minAreaRect`` gives the cube's centre and turn. A blob of implausible size (side faces
+    seen obliquely lengthen it) gives the field's centre, unturned.
     """
     ppm = FACE_PX_PER_MM
     side = int(round(2 * half * ppm))
@@ -95,37 +106,16 @@ def _face_corners(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half
     _, dark = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
     count, labels = cv2.connectedComponents(dark)
     centre = labels[side // 2, side // 2]
-    cu, cv_, angle = u, v, 0.0
     if count > 1 and centre != 0:
         ys, xs = np.nonzero(labels == centre)
         (x, y), (w, h), a = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
         expected = CUBE_MM * ppm
         if 0.8 * expected <= min(w, h) and max(w, h) <= 1.5 * expected:
-            cu = u - half + (x + 0.5) / ppm
-            cv_ = v + half - (y + 0.5) / ppm
-            angle = float(np.radians(a))
-    # corners in the view's orientation (x east, y south), then ordered clockwise from the
-    # top-left as the training crops are (vision.render.crops: the face's corners in image
-    # order), which makes the crop's "up" north
-    r = CUBE_MM / 2
-    c, s = np.cos(angle), np.sin(angle)
-    pts = [(cu + c * dx - s * dy, cv_ - (s * dx + c * dy)) for dx, dy in
-           ((-r, -r), (r, -r), (r, r), (-r, r))]
-    pts = np.asarray(pts, np.float64)
-    # start at the view's top-left: the smallest x + y, i.e. u - v
-    first = int(np.argmin(pts[:, 0] - pts[:, 1]))
-    return np.roll(pts, -first, axis=0)
-
-
-def face_crop(image: np.ndarray, H_top: np.ndarray, corners_mm: np.ndarray) -> np.ndarray:
-    """The face with ``corners_mm`` (on the plane of ``H_top``) warped to a FACE_CROP square,
-    first corner to the crop's top-left, clockwise."""
-    src = cv2.perspectiveTransform(corners_mm.reshape(-1, 1, 2), H_top).reshape(4, 2)
-    n = FACE_CROP - 1
-    dst = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
-    M = cv2.getPerspectiveTransform(src.astype(np.float32), dst)
-    return cv2.warpPerspective(image, M, (FACE_CROP, FACE_CROP), flags=cv2.INTER_AREA,
-                               borderMode=cv2.BORDER_REPLICATE)
+            # the view's y runs south: its clockwise angle is the board's anticlockwise yaw
+            yaw = -float(np.radians(a))
+            yaw = (yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4
+            return u - half + (x + 0.5) / ppm, v + half - (y + 0.5) / ppm, yaw
+    return u, v, 0.0
 
 
 def _has_symbols(game: str) -> bool:
@@ -135,49 +125,142 @@ def _has_symbols(game: str) -> bool:
     return bool(get_game(game).symbols)
 
 
+def _tempered(prediction, floor: float) -> dict:
+    """A head's probabilities mixed with ``floor`` of uniform (the model is sure of wrong
+    crops too), by label."""
+    n = len(prediction.top)
+    return {label: (1 - floor) * p + floor / n for label, p in prediction.top}
+
+
+class _Frame:
+    """What the faces of one frame need: the pose, the camera's centre, the stacks."""
+
+    def __init__(self, image, fix, geom, calibration):
+        size = (image.shape[1], image.shape[0])
+        K = dist = None
+        if calibration is not None:
+            K, dist = calibration["K"], calibration.get("dist")
+        self.image = image
+        self.dist = dist
+        self.pose = board_pose(fix, geom, size, K, dist)
+        self.camera = -self.pose.R.T @ self.pose.t  # board frame
+
+    def face(self, u, v, level, yaw, direction, boxes):
+        """(crop, board direction of the crop's top, pixels across) of a face the camera
+        sees whole, else None."""
+        pts = cg.face_points(u, v, level, yaw, direction)
+        centre = pts.mean(0)
+        ray = self.camera - centre
+        if cg.turned(direction, yaw) @ ray / np.linalg.norm(ray) < MIN_FACING:
+            return None
+        img = project(self.pose, pts, self.dist)
+        h, w = self.image.shape[:2]
+        if img.min() < 1 or img[:, 0].max() > w - 2 or img[:, 1].max() > h - 2:
+            return None
+        across = float(np.sqrt(cv2.contourArea(img.astype(np.float32))))
+        if across < MIN_FACE_PX or cg.hidden_fraction(pts, self.camera, boxes) > MAX_HIDDEN:
+            return None
+        order = cg.crop_order(img)
+        return cg.warp(self.image, img, order, FACE_CROP), cg.crop_up(pts, order), across
+
+
 def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
-                calibration: dict | None = None) -> list[dict]:
-    """Per field: occupied, its confidence, and for an occupied one the top cube's player
-    and that reading's confidence, and its up face (``up``: the symbol model's Prediction,
-    None without the model). All faces of a frame go through one model run."""
+                calibration: dict | None = None, cube_set: str = CUBE_SET) -> list[dict]:
+    """Per field: ``occupied`` and its ``confidence``; for an occupied one ``height`` and
+    its ``height_confidence``, ``cubes`` (bottom first: ``player``, ``player_confidence``,
+    ``faces`` by direction, None where not known, ``face_probability`` of the given ones),
+    and for the top cube ``player``, ``player_confidence`` and ``up`` (the symbol model's
+    Prediction of the up face, None when not read). All faces of a frame go through one
+    model run."""
     H = homography(fix, geom)
-    size = (image.shape[1], image.shape[0])
-    K = dist = None
-    if calibration is not None:
-        K, dist = calibration["K"], calibration.get("dist")
-    pose = board_pose(fix, geom, size, K, dist)
-    H_cube = pose.plane_homography(CUBE_MM)
+    frame = _Frame(image, fix, geom, calibration)
     model = shared("symbol") if _has_symbols(geom.game) else None
     reference, glaze_a = _margin_reference(image, H, geom)
     reference = max(reference, 1.0)
     out = []
-    crops: list[np.ndarray] = []
     for _, u, v, half in geom.cells:
         crop = square_crop(image, H, u, v, half * 0.6, 16)
         ratio = _field_score(crop, geom, reference) / reference
-        occupied = ratio < OCCUPIED_BELOW
         # confidence grows with the distance from the threshold (0.5 on it, ~1 at 0.25 off)
         conf = float(np.clip(0.5 + abs(ratio - OCCUPIED_BELOW) * 2.0, 0.5, 1.0))
-        field = {"occupied": occupied, "confidence": conf}
-        if occupied:
-            player, pconf = _player(square_crop(image, H_cube, u, v, CUBE_MM * 0.35, 16), glaze_a)
-            field.update(player=player, player_confidence=pconf, up=None)
-            if model is not None:  # the top face of a one-cube stack (no height is measured)
-                crops.append(face_crop(image, H_cube, _face_corners(image, H_cube, u, v, half,
-                                                                   geom.material)))
-        out.append(field)
-    if crops:  # one model run for the whole frame
-        readings = iter(model.predict(crops, top_k=4))
-        for field in out:
-            if field["occupied"]:
-                field["up"] = next(readings)["symbol"]
+        out.append({"occupied": bool(ratio < OCCUPIED_BELOW), "confidence": conf})
+    heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
+                              frame.dist)
+    stacks = []  # per occupied field: (field, u, v, yaw of the top cube, height)
+    for field, (_, u, v, half), height in zip(out, geom.cells, heights, strict=True):
+        if not field["occupied"]:
+            continue
+        n = height.cubes
+        H_top = frame.pose.plane_homography(n * CUBE_MM)
+        tu, tv, yaw = _top_face(image, H_top, u, v, half, geom.material)
+        player, pconf = _player(square_crop(image, H_top, tu, tv, CUBE_MM * 0.35, 16), glaze_a)
+        field.update(height=n, height_confidence=height.confidence, player=player,
+                     player_confidence=pconf, up=None,
+                     cubes=[{"player": 0, "player_confidence": 0.5, "faces":
+                             dict.fromkeys(DIRECTIONS), "face_probability": {}}
+                            for _ in range(n)])
+        field["cubes"][-1].update(player=player, player_confidence=pconf)
+        stacks.append((field, u, v, tu, tv, yaw, n))
+    boxes = [(u - CUBE_MM / 2, u + CUBE_MM / 2, v - CUBE_MM / 2, v + CUBE_MM / 2, 0.0,
+              n * CUBE_MM) for _, u, v, _, _, _, n in stacks]
+    crops, seen = [], []  # seen: (field, level, direction, crop top, pixels across)
+    for s, (field, u, v, tu, tv, yaw, n) in enumerate(stacks):
+        others = boxes[:s] + boxes[s + 1:]
+        for level in range(n):
+            top = level == n - 1
+            cu, cv_, cyaw = (tu, tv, yaw) if top else (u, v, 0.0)
+            for d in (("up",) if top else ()) + cg.SIDE_FACES:
+                got = frame.face(cu, cv_, level, cyaw, d, others)
+                if got is not None:
+                    crops.append(got[0])
+                    seen.append((field, level, d, got[1], got[2]))
+    _colours_from_sides(crops, seen, glaze_a)
+    if model is None or not crops:
+        return out
+    evidence: dict[tuple[int, int], list] = {}
+    for (field, level, d, up, _), pred in zip(seen, model.predict(crops, top_k=4),
+                                              strict=True):
+        if d == "up":
+            field["up"] = pred["symbol"]
+        labels = _tempered(pred["symbol"], LABEL_FLOOR)
+        normal = cg.VECTORS[d]
+        tops = {cg.rotation_top(up, normal, int(k)): p
+                for k, p in _tempered(pred["rotation"], ROTATION_FLOOR).items()}
+        evidence.setdefault((id(field), level), []).append((d, labels, tops))
+    for field, *_ in stacks:
+        for level, cube in enumerate(field["cubes"]):
+            if (id(field), level) in evidence:
+                faces, probs, _ = cg.decide(evidence[(id(field), level)], cube_set,
+                                            FACE_DECIDE)
+                cube["faces"], cube["face_probability"] = faces, probs
+        up = field["up"]
+        top = field["cubes"][-1]
+        if up is not None and top["faces"]["up"] is None:
+            # the up face seen but not decided: its best reading, listed with the others
+            top["faces"]["up"] = up.label
+            top["face_probability"]["up"] = up.probability
+            top["up_alternatives"] = [[label, round(p, 4)] for label, p in up.top[1:]]
     return out
 
 
+def _colours_from_sides(crops: list, seen: list, glaze_a: float) -> None:
+    """The player of each lower cube from the widest side face seen of it."""
+    best: dict = {}
+    for crop, (field, level, d, _, across) in zip(crops, seen, strict=True):
+        if d == "up" or level == field["height"] - 1:
+            continue
+        key = (id(field), level)
+        if key not in best or across > best[key][0]:
+            best[key] = (across, field, level, crop)
+    for _, field, level, crop in best.values():
+        player, conf = _player(crop[8:24, 8:24], glaze_a)
+        field["cubes"][level].update(player=player, player_confidence=conf)
+
+
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
-         calibration: dict | None = None) -> Reading:
+         calibration: dict | None = None, cube_set: str = CUBE_SET) -> Reading:
     """The position of an e-SOLO-e family board in ``image``."""
-    fields = read_fields(image, fix, geom, calibration)
+    fields = read_fields(image, fix, geom, calibration, cube_set)
     cells: list[list[dict]] = []
     reading = Reading({"cells": cells})
     for i, field in enumerate(fields):
@@ -186,14 +269,15 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             reading.add(field["confidence"], f"cells.{i}")
             continue
         reading.add(field["confidence"])
-        cube = {"player": field["player"], "faces": dict.fromkeys(DIRECTIONS)}
-        cells.append([cube])
-        up = field["up"]
-        if up is not None:
-            cube["faces"]["up"] = up.label
-            reading.add(up.probability, f"cells.{i}.0.faces.up", FACE_CONFIDENT,
-                        [[label, round(p, 4)] for label, p in up.top[1:]])
-        reading.add(HEIGHT_CONFIDENCE, f"cells.{i}")
-        reading.add(field["player_confidence"], f"cells.{i}.0.player", 0.9,
-                    [[1 - field["player"], round(1 - field["player_confidence"], 4)]])
+        reading.add(field["height_confidence"], f"cells.{i}")
+        stack = []
+        for level, got in enumerate(field["cubes"]):
+            stack.append({"player": got["player"], "faces": dict(got["faces"])})
+            path = f"cells.{i}.{level}"
+            reading.add(got["player_confidence"], f"{path}.player", 0.9,
+                        [[1 - got["player"], round(1 - got["player_confidence"], 4)]])
+            for d, p in got["face_probability"].items():
+                reading.add(p, f"{path}.faces.{d}", FACE_CONFIDENT,
+                            got.get("up_alternatives") if d == "up" else None)
+        cells.append(stack)
     return reading

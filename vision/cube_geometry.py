@@ -1,0 +1,198 @@
+"""The e-SOLO-e cube as the camera sees it: its faces in the board frame, which of them a
+camera sees, how a face crop is cut, and which orientations a set of face readings allows.
+
+Board frame (as ``vision.grid``): u east, v north, z up, millimetres, z = 0 the board top.
+A cube of stack level ``k`` (0 = bottom) stands on z = 18 k.
+
+**Where the prints point.** The symbol model's rotation head says how a symbol is turned in
+its crop; naming the cube's orientation from it needs the direction each print's top points
+to on the physical cube. That is a fact about the piece (the cube set's faces come from
+``rules.cube``, read only): on the cube in its set's home orientation (sakura up, fuji
+south) the up and down prints' tops point north and the side prints' tops point up, as
+``vision.render.geometry.body_face_up`` draws them. A real set printed otherwise needs this
+table changed (``PRINT_UP``), nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import cv2
+import numpy as np
+
+from rules.cube import BLANK, CUBE_SETS, FACES
+
+CUBE_MM = 18.0
+VECTORS = {"up": (0, 0, 1), "down": (0, 0, -1), "north": (0, 1, 0), "south": (0, -1, 0),
+           "east": (1, 0, 0), "west": (-1, 0, 0)}
+SIDE_FACES = ("north", "south", "east", "west")
+
+
+def print_up(normal) -> np.ndarray:
+    """Where the top of the print on the home cube's face with ``normal`` points."""
+    return np.array([0.0, 1.0, 0.0]) if abs(normal[2]) > 0.5 else np.array([0.0, 0.0, 1.0])
+
+
+def _rotation_matrices() -> list[np.ndarray]:
+    out = []
+    for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+        for signs in np.ndindex(2, 2, 2):
+            m = np.zeros((3, 3))
+            for i, p in enumerate(perm):
+                m[i, p] = 1 - 2 * signs[i]
+            if round(np.linalg.det(m)) == 1:
+                out.append(m)
+    return out
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """One way a cube of a set can stand: the value on each board face (in ``FACES``
+    order) and, for a symbol, the board direction its print's top points to."""
+
+    faces: tuple[str, ...]
+    tops: tuple[tuple[int, int, int] | None, ...]
+
+
+@cache
+def orientations(cube_set: str) -> tuple[Orientation, ...]:
+    """The 24 orientations of ``cube_set`` (rules.cube.CUBE_SETS) with print directions."""
+    home = dict(zip(FACES, CUBE_SETS[cube_set].home, strict=True))
+    by_vec = {v: d for d, v in VECTORS.items()}
+    out = []
+    for R in _rotation_matrices():  # body (home) -> board
+        faces, tops = [], []
+        for d in FACES:
+            body = tuple(int(round(x)) for x in R.T @ np.array(VECTORS[d], float))
+            label = home[by_vec[body]]
+            faces.append(label)
+            tops.append(None if label == BLANK else
+                        tuple(int(round(x)) for x in R @ print_up(body)))
+        out.append(Orientation(tuple(faces), tuple(tops)))
+    return tuple(out)
+
+
+def face_points(u: float, v: float, level: int, yaw: float, direction: str) -> np.ndarray:
+    """(4, 3) corners of a cube's face in the board frame, clockwise as seen from outside.
+
+    ``(u, v)``: the cube's centre on the board, ``yaw``: its turn (radians, anticlockwise
+    seen from above)."""
+    n = np.array(VECTORS[direction], float)
+    a = np.array([0.0, 0.0, 1.0]) if direction in SIDE_FACES else np.array([0.0, 1.0, 0.0])
+    b = np.cross(a, n)  # right of ``a`` seen from outside
+    r = CUBE_MM / 2
+    local = np.array([r * n + r * (sa * a + sb * b) for sa, sb in
+                      ((1, -1), (1, 1), (-1, 1), (-1, -1))])
+    c, s = np.cos(yaw), np.sin(yaw)
+    rot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
+    centre = np.array([u, v, (level + 0.5) * CUBE_MM])
+    return local @ rot.T + centre
+
+
+def turned(direction: str, yaw: float) -> np.ndarray:
+    """The outward normal of a cube face turned by ``yaw``."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    x, y, z = VECTORS[direction]
+    return np.array([c * x - s * y, s * x + c * y, z], float)
+
+
+def crop_order(image_pts: np.ndarray) -> list[int]:
+    """The training crops' corner order (``vision.render.crops``): clockwise in the image
+    from the corner with the smallest x + y."""
+    c = image_pts.mean(0)
+    order = list(np.argsort(np.arctan2(image_pts[:, 1] - c[1], image_pts[:, 0] - c[0])))
+    k = order.index(int(np.argmin(image_pts[:, 0] + image_pts[:, 1])))
+    return order[k:] + order[:k]
+
+
+def crop_up(board_pts: np.ndarray, order: list[int]) -> tuple[int, int, int]:
+    """The board direction (axis) the crop's top points to, for corners in ``order``."""
+    p = board_pts[order]
+    up = (p[0] + p[1]) / 2 - (p[2] + p[3]) / 2
+    i = int(np.argmax(np.abs(up)))
+    out = [0, 0, 0]
+    out[i] = int(np.sign(up[i]))
+    return tuple(out)
+
+
+def rotation_top(up: tuple[int, int, int], normal: tuple[int, int, int], quarter_turns: int):
+    """The board direction of a print's top turned ``quarter_turns`` clockwise (seen from
+    outside the face) from ``up``."""
+    t = np.array(up, float)
+    n = np.array(normal, float)
+    for _ in range(quarter_turns % 4):
+        t = np.cross(t, n)
+    return tuple(int(round(x)) for x in t)
+
+
+def warp(image: np.ndarray, image_pts: np.ndarray, order: list[int], size: int) -> np.ndarray:
+    """The face with corners ``image_pts`` warped to a ``size`` square, in ``order``."""
+    n = size - 1
+    dst = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    M = cv2.getPerspectiveTransform(image_pts[order].astype(np.float32), dst)
+    return cv2.warpPerspective(image, M, (size, size), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def hidden_fraction(points: np.ndarray, camera: np.ndarray, boxes: list[tuple]) -> float:
+    """Share of sample points on a face (``points``: its 4 corners, board frame) whose line
+    of sight to ``camera`` passes through one of ``boxes`` ((u0, u1, v0, v1, z0, z1))."""
+    centre = points.mean(0)
+    samples = [centre + f * (p - centre) for f in (0.2, 0.6, 0.9) for p in points]
+    samples = np.array([*samples, centre])
+    hidden = 0
+    for s in samples:
+        d = camera - s
+        hidden += any(_crosses(s, d, box) for box in boxes)
+    return hidden / len(samples)
+
+
+def _crosses(s: np.ndarray, d: np.ndarray, box: tuple) -> bool:
+    """Whether the segment s + t d, 0 < t <= 1, passes through ``box`` (slab test)."""
+    tmin, tmax = 1e-6, 1.0
+    for ax in range(3):
+        lo, hi = box[2 * ax], box[2 * ax + 1]
+        if abs(d[ax]) < 1e-12:
+            if not lo <= s[ax] <= hi:
+                return False
+            continue
+        t0, t1 = sorted(((lo - s[ax]) / d[ax], (hi - s[ax]) / d[ax]))
+        tmin, tmax = max(tmin, t0), min(tmax, t1)
+        if tmin > tmax:
+            return False
+    return True
+
+
+def decide(evidence: list[tuple[str, dict, dict | None]], cube_set: str,
+           confident: float) -> tuple[dict, dict, int]:
+    """Faces of one cube from the faces read.
+
+    ``evidence``: per face read, (direction, {value: probability}, {board direction of the
+    print's top: probability} or None). Each of the 24 orientations is weighed by the
+    product of the readings' probabilities; a face value is given when the orientations
+    that show it hold at least ``confident`` of the weight, else None (never a guess).
+    Returns (faces, probability of each given face, number of orientations still open
+    above 1 % of the weight)."""
+    options = orientations(cube_set)
+    logw = np.zeros(len(options))
+    for direction, labels, tops in evidence:
+        i = FACES.index(direction)
+        for k, o in enumerate(options):
+            value = o.faces[i]
+            p = labels.get(value, 0.0)
+            if tops is not None and value != BLANK:
+                p *= tops.get(o.tops[i], 0.0)
+            logw[k] += np.log(max(p, 1e-12))
+    w = np.exp(logw - logw.max())
+    w /= w.sum()
+    faces, probs = {}, {}
+    for i, d in enumerate(FACES):
+        mass: dict[str, float] = {}
+        for k, o in enumerate(options):
+            mass[o.faces[i]] = mass.get(o.faces[i], 0.0) + float(w[k])
+        value, p = max(mass.items(), key=lambda kv: kv[1])
+        faces[d] = value if p >= confident else None
+        if faces[d] is not None:
+            probs[d] = p
+    return faces, probs, int(np.sum(w > 0.01))

@@ -1,0 +1,207 @@
+"""How many cubes stand on each field: the stack's outline against what lies behind it.
+
+Each cube added to a stack covers image pixels that the stack below it does not: for level
+k (1..4) the region ``D_k`` is the projection of the k-th cube (shrunk by ``INNER_MM`` on
+every side and ``GAP_MM`` from its bottom and top) minus the projection of a stack of k - 1
+cubes grown by ``OUTER_MM`` (the cubes stand up to 1.5 mm off the field's centre), minus
+what the other stacks may cover. Seen from a camera, ``D_k`` shows cube wood exactly when
+the stack has at least k cubes: in an oblique view it is the band above the (k-1)-cube
+stack's top, looking down it is the strip of side faces that leans away from the
+camera's foot point. A pixel is *cube* when it looks like neither the board's glaze nor
+the table (Lab colour models sampled on the board's margin and on a band round the board).
+
+The height is the n in 1..4 that best explains the levels' cube shares; a level whose
+region is too small to see (a field right below an overhead camera) counts for nothing,
+so the height there stays uncertain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.board import Geometry
+from vision.cube_geometry import CUBE_MM
+from vision.grid import BoardPose
+
+MAX_LEVELS = 4
+INNER_MM = 2.0  # the k-th cube's region is shrunk this much on every side
+GAP_MM = 2.5  # ... and this much from its bottom and its top
+OUTER_MM = 2.5  # the lower stack is grown this much (a cube's play in its field)
+CUBE_DISTANCE = 3.0  # colour distance (in robust standard deviations) above which: cube
+MIN_PIXELS = 30.0  # a level region smaller than this counts for nothing
+FULL_PIXELS = 150.0  # ... and from this size for everything
+
+
+def project(pose: BoardPose, points: np.ndarray, dist=None) -> np.ndarray:
+    """Board-frame points (N, 3) mm -> image px (the lens distortion where given)."""
+    rvec, _ = cv2.Rodrigues(pose.R)
+    d = None if dist is None else np.asarray(dist, np.float64)
+    out, _ = cv2.projectPoints(np.asarray(points, np.float64).reshape(-1, 1, 3), rvec,
+                               pose.t.astype(np.float64), pose.K, d)
+    return out.reshape(-1, 2)
+
+
+def box(u: float, v: float, half: float, z0: float, z1: float) -> np.ndarray:
+    """The 8 corners of an upright box (board frame)."""
+    return np.array([(u + a * half, v + b * half, z) for a in (-1, 1) for b in (-1, 1)
+                     for z in (z0, z1)])
+
+
+@dataclass
+class ColourModel:
+    median: np.ndarray  # Lab (3,)
+    spread: np.ndarray  # robust standard deviation (3,), floored
+
+    @classmethod
+    def of(cls, samples: np.ndarray, floor=(18.0, 2.5, 2.5)) -> ColourModel | None:
+        if len(samples) < 20:
+            return None
+        med = np.median(samples, axis=0)
+        mad = 1.4826 * np.median(np.abs(samples - med), axis=0)
+        return cls(med, np.maximum(mad, floor))
+
+    def distance(self, lab: np.ndarray) -> np.ndarray:
+        return np.sqrt((((lab - self.median) / self.spread) ** 2).sum(-1))
+
+
+def _samples(lab: np.ndarray, pts: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    h, w = lab.shape[:2]
+    p = np.round(pts).astype(int)
+    ok = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
+    p = p[ok]
+    p = p[~hidden[p[:, 1], p[:, 0]]]
+    return lab[p[:, 1], p[:, 0]].astype(np.float64)
+
+
+def background_models(lab: np.ndarray, pose: BoardPose, geom: Geometry, hidden: np.ndarray,
+                      dist=None) -> list[ColourModel]:
+    """Colour models of the glaze (the board's margin outside the fields) and of the table
+    (a band 6..30 mm round the board, on the table's plane), sampled where no stack may
+    stand in front (``hidden``: image mask of the pixels stacks may cover)."""
+    w, d = geom.width / 2, geom.depth / 2
+    grid = np.stack(np.meshgrid(np.arange(-w + 2.5, w - 2.5, 1.5),
+                                np.arange(-d + 2.5, d - 2.5, 1.5)), -1).reshape(-1, 2)
+    keep = np.ones(len(grid), bool)
+    for _, u, v, half in geom.cells:
+        keep &= ~((np.abs(grid[:, 0] - u) < half + 2) & (np.abs(grid[:, 1] - v) < half + 2))
+    margin = grid[keep]
+    glaze = _samples(lab, project(pose, np.column_stack([margin, np.zeros(len(margin))]), dist),
+                     hidden)
+    ring = []
+    for grow in (6.0, 14.0, 22.0, 30.0):
+        for t in np.linspace(0, 1, 60, endpoint=False):
+            ring += [(-w - grow + t * 2 * (w + grow), d + grow), (w + grow, d + grow - t * 2 *
+                     (d + grow)), (w + grow - t * 2 * (w + grow), -d - grow),
+                     (-w - grow, -d - grow + t * 2 * (d + grow))]
+    ring = np.array(ring)
+    table = _samples(lab, project(pose, np.column_stack(
+        [ring, np.full(len(ring), -geom.thickness)]), dist), hidden)
+    return [m for m in (ColourModel.of(glaze), ColourModel.of(table)) if m is not None]
+
+
+def _hull_mask(shape, pts: np.ndarray, origin) -> np.ndarray:
+    m = np.zeros(shape, np.uint8)
+    hull = cv2.convexHull((pts - origin).astype(np.float32)).astype(np.int32)
+    cv2.fillConvexPoly(m, hull, 1)
+    return m.astype(bool)
+
+
+@dataclass
+class Height:
+    cubes: int
+    confidence: float
+    shares: list[float | None]  # per level 1..4: the share of cube pixels in D_k (None: unseen)
+
+
+def measure_heights(image: np.ndarray, pose: BoardPose, geom: Geometry, occupied: list[bool],
+                    dist=None, passes: int = 2) -> list[Height | None]:
+    """Per field: the stack's height (None for an empty field)."""
+    centres = [(u, v) for _, u, v, _ in geom.cells]
+    tall = [box(u, v, CUBE_MM / 2 + OUTER_MM, 0, MAX_LEVELS * CUBE_MM) for u, v in centres]
+    every = np.vstack([project(pose, b, dist) for b, o in zip(tall, occupied, strict=True) if o]
+                      or [np.zeros((1, 2))])
+    h, w = image.shape[:2]
+    x0, y0 = np.clip(np.floor(every.min(0)).astype(int) - 2, 0, (w - 1, h - 1))
+    x1, y1 = np.clip(np.ceil(every.max(0)).astype(int) + 3, 1, (w, h))
+    if x1 <= x0 or y1 <= y0:
+        return [None] * len(occupied)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+    hidden = np.zeros((h, w), bool)
+    for b, o in zip(tall, occupied, strict=True):
+        if o:
+            hidden |= _hull_mask((h, w), project(pose, b, dist), np.zeros(2))
+    models = background_models(lab, pose, geom, hidden, dist)
+    roi = lab[y0:y1, x0:x1].astype(np.float64)
+    if models:
+        cube = np.min([m.distance(roi) for m in models], axis=0) > CUBE_DISTANCE
+    else:
+        cube = np.ones(roi.shape[:2], bool)
+    shape, origin = cube.shape, np.array([x0, y0])
+
+    def hull(pts3):
+        return _hull_mask(shape, project(pose, pts3, dist), origin)
+
+    levels: list[list[np.ndarray]] = []  # per field, per level k: D_k before other stacks
+    for (u, v), o in zip(centres, occupied, strict=True):
+        if not o:
+            levels.append([])
+            continue
+        regions = []
+        for k in range(1, MAX_LEVELS + 1):
+            inner = hull(box(u, v, CUBE_MM / 2 - INNER_MM, (k - 1) * CUBE_MM + GAP_MM,
+                             k * CUBE_MM - GAP_MM))
+            if k > 1:
+                inner &= ~hull(box(u, v, CUBE_MM / 2 + OUTER_MM, 0,
+                                   (k - 1) * CUBE_MM + OUTER_MM))
+            regions.append(inner)
+        levels.append(regions)
+    heights = [MAX_LEVELS if o else 0 for o in occupied]
+    result: list[Height | None] = [None] * len(occupied)
+    for _ in range(passes):
+        others = []
+        for i, (u, v) in enumerate(centres):
+            others.append(hull(box(u, v, CUBE_MM / 2 + OUTER_MM, 0,
+                                   heights[i] * CUBE_MM + OUTER_MM)) if heights[i] else None)
+        for i, regions in enumerate(levels):
+            if not regions:
+                continue
+            cover = np.zeros(shape, bool)
+            for j, m in enumerate(others):
+                if j != i and m is not None:
+                    cover |= m
+            shares: list[float | None] = []
+            weights = []
+            for k, region in enumerate(regions):
+                seen = region & ~cover
+                n = float(seen.sum())
+                if k == 0 or n < MIN_PIXELS:  # level 1 is the field's occupancy
+                    shares.append(None if k else 1.0)
+                    weights.append(0.0 if k else 1.0)
+                    continue
+                shares.append(float(cube[seen].mean()))
+                weights.append(min(1.0, n / FULL_PIXELS))
+            result[i] = _decide(shares, weights)
+        heights = [r.cubes if r is not None else 0 for r in result]
+    return result
+
+
+def _decide(shares: list[float | None], weights: list[float]) -> Height:
+    """The height whose levels best fit the shares: levels up to it full of cube, above
+    it free of cube; confidence from the margin over the next best height."""
+    scores = []
+    for n in range(1, MAX_LEVELS + 1):
+        s = 0.0
+        for k, (share, wt) in enumerate(zip(shares, weights, strict=True)):
+            if share is None:
+                continue
+            evidence = np.clip((share - 0.5) * 2.5, -1.0, 1.0) * wt
+            s += evidence if k < n else -evidence
+        scores.append(s)
+    order = np.argsort(-np.asarray(scores), kind="stable")  # ties: the lower stack
+    best, second = scores[order[0]], scores[order[1]]
+    margin = best - second
+    confidence = float(0.5 + 0.5 * np.tanh(1.5 * margin))
+    return Height(int(order[0]) + 1, confidence, shares)
