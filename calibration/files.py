@@ -256,9 +256,10 @@ class EnrolmentProfile:
             m.string("head")
             m.string("method", ("prototypes",))
             m.number("scale", 0)
+            m.number("model_weight", 0)
             protos = m.sub("prototypes")
-            sizes = {protos.array(label, (None,), "a list of numbers").size
-                     for label in protos.data}
+            sizes = {protos.array(label, (None, None), "a list of vectors (one per "
+                                  "piece)").shape[1] for label in protos.data}
             if not protos.data:
                 m.fail("prototypes", "must name at least one class")
             if len(sizes) != 1:

@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "run": ("device.run_cmd", "the whole table in one process: camera, referee, page, record"),
     "faces": ("device.faces_cmd", "read one die, cube face or stone per photo with a crop model"),
     "calibrate": ("device.calibrate_cmd", "camera intrinsics, board registration, colours"),
+    "enrol": ("device.enrol_cmd", "adapt the piece classifier to this set from a few captures"),
 }
 
 

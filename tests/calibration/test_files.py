@@ -31,9 +31,9 @@ def examples():
                                                       "gain": 1.11}, "board glaze",
                           {"player 0": {"bgr": [90, 140, 190], "lab": [60, 10, 30]}}),
         EnrolmentProfile("esoloe", {"symbol": {"head": "symbol", "method": "prototypes",
-                                               "scale": 10.0,
-                                               "prototypes": {"fuji": [0.6, 0.8],
-                                                              "blank": [1.0, 0.0]},
+                                               "scale": 10.0, "model_weight": 1.0,
+                                               "prototypes": {"fuji": [[0.6, 0.8]],
+                                                              "blank": [[1.0, 0.0]]},
                                                "captures": {"fuji": 5, "blank": 5}}}),
     ]
 
@@ -82,7 +82,7 @@ def test_errors_name_the_key(tmp_path):
     assert "key 'wb_gains'" in _broken(tmp_path, lambda d: d.update(wb_gains=[1, 0, 1]),
                                        "colour")
     assert "key 'models.symbol.prototypes'" in _broken(
-        tmp_path, lambda d: d["models"]["symbol"]["prototypes"].update(fuji=[1, 2, 3]),
+        tmp_path, lambda d: d["models"]["symbol"]["prototypes"].update(fuji=[[1, 2, 3]]),
         "profile")
 
 

@@ -1,0 +1,138 @@
+"""``tableref enrol --game G --out profile.json``: adapt the crop classifier to this set.
+
+Asks (on stderr) to show each piece and face ``--captures`` times: each symbol of each
+player's cubes (e-SOLO-e, tic-tac-toe), each number of each die (Neunfeld, Tyr). Each
+capture is the ``--box`` of a frame from ``--source`` (a camera: hold the face up in the
+box and press Enter when stdin is a terminal); the default source is the synthetic
+renderer, which shows each face when asked (``--variant other-set``: a set unlike the
+training renders, where the renderer has it). Then it reports the cross-validated accuracy
+on the captures and asks for more of each weak class, and writes the profile
+(calibration/enrol.py; docs/calibration.md). One JSON summary line on stdout.
+
+Exit status: 0 written; 1 when the source ended or failed mid-way; 2 for bad arguments, a
+game without anything to enrol, or a model that cannot be used (missing, no embedding).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+SOURCES = ("synthetic", "picamera2", "usb", "video", "folder")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", required=True, help="the game whose set is on the table")
+    parser.add_argument("--out", required=True, metavar="FILE", help="profile file to write")
+    parser.add_argument("--captures", type=int, default=5,
+                        help="captures of each face (default 5)")
+    parser.add_argument("--more", type=int, default=3,
+                        help="extra captures of each face of a weak class (default 3)")
+    parser.add_argument("--source", choices=SOURCES, default="synthetic",
+                        help="where the captures come from (default: the synthetic renderer)")
+    parser.add_argument("--path", help="--source folder or video: where")
+    parser.add_argument("--device", default=0, help="--source usb/picamera2: which camera")
+    parser.add_argument("--box", metavar="x,y,w,h",
+                        help="the part of the frame the piece is shown in (default: the "
+                             "centre square, a third of the frame's height)")
+    parser.add_argument("--variant", help="--source synthetic: the renderer's set variant "
+                                          "(e.g. other-set)")
+    parser.add_argument("--seed", type=int, default=1, help="--source synthetic: seed")
+    parser.add_argument("--models-dir", metavar="DIR",
+                        help="where the models lie (default: the project's models/)")
+
+
+def _box(text: str | None, image):
+    h, w = image.shape[:2]
+    if text is None:
+        side = h // 3
+        return (w - side) // 2, (h - side) // 2, side, side
+    x, y, bw, bh = (int(v) for v in text.split(","))
+    if bw <= 0 or bh <= 0 or x < 0 or y < 0 or x + bw > w or y + bh > h:
+        raise ValueError(f"--box {text} is not inside the {w}x{h} frame")
+    return x, y, bw, bh
+
+
+class _Camera:
+    """Captures from a frame source: the box of the frame taken when the user is ready."""
+
+    def __init__(self, args, say):
+        import sys
+
+        from device.sources import SourceConfig, open_source
+
+        device = int(args.device) if str(args.device).isdigit() else args.device
+        self.source = open_source(SourceConfig(kind=args.source, path=args.path,
+                                               device=device), on_error=say)
+        self.box = args.box
+        self.interactive = sys.stdin.isatty()
+
+    def __enter__(self):
+        self.source.open()
+        return self
+
+    def __exit__(self, *exc):
+        self.source.close()
+
+    def __call__(self, face, attempt):
+        if self.interactive:
+            input("  press Enter when it is in the box ")
+        frame = self.source.read()
+        if frame is None:
+            return None
+        x, y, w, h = _box(self.box, frame.image)
+        return frame.image[y:y + h, x:x + w].copy()
+
+
+def run(args: argparse.Namespace) -> int:
+    import contextlib
+    import json
+    import sys
+
+    from calibration.enrol import EnrolError, enrol, plan, weak_classes
+    from calibration.files import save
+    from device.sources import SourceError
+    from vision.classifier import Classifier, ModelError
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    def fail(status: int, message: str) -> int:
+        say(f"tableref enrol: {message}")
+        return status
+
+    if args.captures < 2 or args.more < 0:
+        return fail(2, "--captures must be at least 2 (cross-validation leaves one out), "
+                       "--more at least 0")
+    try:
+        p = plan(args.game)
+        model = Classifier.load(p.model, models_dir=args.models_dir)
+        model.embed([])  # refuses a model without an embedding output
+    except EnrolError as e:
+        return fail(2, str(e))
+    except ModelError as e:
+        return fail(2, str(e))
+    try:
+        if args.source == "synthetic":
+            from calibration.synthetic import RenderedCrops
+
+            capture, context = RenderedCrops(p.crop, args.seed, args.variant), \
+                contextlib.nullcontext()
+        else:
+            capture = context = _Camera(args, say)
+        with context:
+            profile, session = enrol(args.game, capture, captures=args.captures,
+                                     more=args.more, classifier=model, say=say)
+    except SourceError as e:
+        return fail(1, str(e))
+    except (EnrolError, ValueError) as e:
+        return fail(1, str(e))
+    try:
+        save(profile, args.out)
+    except OSError as e:
+        return fail(2, f"{args.out}: cannot write it ({e.strerror})")
+    cv = profile.models[p.model]["cross_validation"]
+    weak = weak_classes(cv)
+    print(json.dumps({"written": args.out, "model": p.model, "head": p.head,
+                      "captures": cv["captures"], "cross_validated_accuracy": cv["accuracy"],
+                      "per_class": cv["per_class"], "weak": weak}), flush=True)
+    return 0

@@ -1,0 +1,69 @@
+"""tableref enrol: the synthetic renderer as the user, a folder of captures as a camera."""
+
+import json
+
+import cv2
+import pytest
+
+from calibration import enrol, files, synthetic
+from device.cli import main
+from vision.classifier import Classifier
+
+
+def _run(capsys, *argv):
+    status = main(["enrol", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_synthetic_enrolment_writes_a_profile(tmp_path, capsys):
+    out_file = tmp_path / "profile.json"
+    status, out, err = _run(capsys, "--game", "esoloe", "--captures", "2", "--more", "0",
+                            "--seed", "5", "--out", str(out_file))
+    assert status == 0, err
+    assert "show a green cube with its blank face up (2 of 2)" in err
+    summary = json.loads(out)
+    assert summary["model"] == "symbol" and summary["captures"] == 16
+    assert summary["cross_validated_accuracy"] >= 0.75
+    profile = enrol.load_profile(out_file)
+    crops, keys = synthetic.render("face", 12, 77)
+    got = profile.predict("symbol", Classifier.load("symbol"), crops)
+    assert sum(p["symbol"].label == k[1] for p, k in zip(got, keys, strict=True)) >= 10
+    assert files.load(out_file).game == "esoloe"
+
+
+def test_folder_source_in_prompt_order(tmp_path, capsys):
+    user = synthetic.RenderedCrops("face", 5)
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    n = 0
+    for face in enrol.plan("esoloe").faces:
+        for _ in range(2):
+            cv2.imwrite(str(folder / f"shot{n}.png"), user(face))
+            n += 1
+    out_file = tmp_path / "p.json"
+    status, out, err = _run(capsys, "--game", "esoloe", "--captures", "2", "--more", "0",
+                            "--source", "folder", "--path", str(folder), "--box", "0,0,64,64",
+                            "--out", str(out_file))
+    assert status == 0, err
+    assert json.loads(out)["captures"] == 16
+    # one face more than the folder holds: the source ends
+    status, _, err = _run(capsys, "--game", "esoloe", "--captures", "3", "--source",
+                          "folder", "--path", str(folder), "--box", "0,0,64,64",
+                          "--out", str(tmp_path / "q.json"))
+    assert status == 1 and "the source ended before" in err
+    status, _, err = _run(capsys, "--game", "esoloe", "--source", "folder", "--path",
+                          str(folder), "--box", "0,0,65,64", "--out", str(tmp_path / "q.json"))
+    assert status == 1 and "not inside the 64x64 frame" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--game", "esoloe-3andc"], "nothing to enrol"),
+    (["--game", "esoloe", "--captures", "1"], "at least 2"),
+    (["--game", "esoloe", "--models-dir", "/nonexistent"], "symbol.onnx is missing"),
+    (["--game", "esoloe", "--source", "folder", "--path", "/nonexistent"], "tableref enrol:"),
+])
+def test_bad_input_is_one_line(tmp_path, capsys, argv, message):
+    status, out, err = _run(capsys, *argv, "--out", str(tmp_path / "p.json"))
+    assert status in (1, 2) and message in err and out == ""
+    assert "Traceback" not in err
