@@ -1,0 +1,82 @@
+"""Two cameras fused: a front and a back camera together see more faces than one."""
+
+import pytest
+
+from rules.cube import FACES
+from tests.vision.test_read_esoloe import (
+    GAME,
+    POSITION,
+    assert_faces_true,
+    given_faces,
+    shoot,
+)
+from vision.board import geometry
+from vision.fuse import fuse, half_turn
+from vision.read_esoloe import read
+
+
+def _obs(cells, uncertain=()):
+    return {"schema": "tableref/observation/1", "game": GAME, "confidence": 1.0,
+            "position": {"cells": cells}, "uncertain": list(uncertain)}
+
+
+def _faces(**known):
+    return {d: known.get(d) for d in FACES}
+
+
+def test_a_face_seen_by_either_camera_fills_null_and_one_orientation_fills_all():
+    a = _obs([[{"player": 0, "faces": _faces(up="sakura")}], [], [], [], []])
+    b = _obs([[{"player": 0, "faces": _faces(south="fuji")}], [], [], [], []])
+    faces = fuse(a, b)["position"]["cells"][0][0]["faces"]
+    # sakura up and fuji south leave one corner cube: geisha east, the rest blank
+    assert faces == {"up": "sakura", "down": "blank", "north": "blank", "south": "fuji",
+                     "east": "geisha", "west": "blank"}
+
+
+def test_disagreement_keeps_the_surer_reading_with_the_other_as_alternative():
+    a = _obs([[{"player": 0, "faces": _faces(up="sakura")}], [], [], [], []],
+             [{"path": "cells.0.0.faces.up", "confidence": 0.6}])
+    b = _obs([[{"player": 1, "faces": _faces(up="fuji")}], [], [], [], []],
+             [{"path": "cells.0.0.player", "confidence": 0.7}])
+    out = fuse(a, b)
+    cube = out["position"]["cells"][0][0]
+    assert cube["faces"]["up"] == "fuji" and cube["player"] == 0
+    entries = {u["path"]: u for u in out["uncertain"]}
+    assert entries["cells.0.0.faces.up"]["alternatives"][0][0] == "sakura"
+    assert entries["cells.0.0.player"]["alternatives"][0][0] == 1
+    assert out["confidence"] == min(u["confidence"] for u in out["uncertain"])
+
+
+def test_heights_differ_the_surer_stack_wins():
+    cube = {"player": 0, "faces": _faces()}
+    a = _obs([[cube], [], [], [], []], [{"path": "cells.0", "confidence": 0.5}])
+    b = _obs([[cube, cube], [], [], [], []])
+    out = fuse(a, b)
+    assert len(out["position"]["cells"][0]) == 2
+    assert out["uncertain"][0]["path"] == "cells.0"
+
+
+def test_half_turn_moves_cells_faces_and_paths():
+    obs = _obs([[{"player": 1, "faces": _faces(north="fuji", east="geisha")}], [], [], [], []],
+               [{"path": "cells.0.0.faces.north", "confidence": 0.5}])
+    turned = half_turn(obs)
+    assert turned["position"]["cells"][4][0]["faces"]["south"] == "fuji"
+    assert turned["position"]["cells"][4][0]["faces"]["west"] == "geisha"
+    assert turned["uncertain"][0]["path"] == "cells.4.0.faces.south"
+
+
+def test_games_must_match():
+    with pytest.raises(ValueError, match="cannot fuse"):
+        fuse(_obs([]), {**_obs([]), "game": "tyr"})
+
+
+def test_front_and_back_cameras_fill_faces_the_front_leaves_null():
+    geom = geometry(GAME)
+    front = read(*shoot(POSITION, 45, 0), geom)
+    back = read(*shoot(POSITION, 45, 180), geom)
+    a = _obs(front.position["cells"], front.uncertain)
+    b = half_turn(_obs(back.position["cells"], back.uncertain))
+    fused = fuse(a, b)["position"]["cells"]
+    assert [len(s) for s in fused] == [len(s) for s in POSITION["cells"]]
+    assert_faces_true(fused, POSITION)
+    assert given_faces(fused) > given_faces(front.position["cells"])
