@@ -87,6 +87,7 @@ def pipeline(camera: argparse.Namespace, config, *, stop=None, ended=None, progr
     referee subscribed to the camera's bound address, until ``stop`` is set or a signal
     comes. ``ended``, ``progress``: as ``camera_service.serve``; ``ready(service)`` once
     both are up. Returns the exit status."""
+    import logging
     import sys
     import threading
     from dataclasses import replace
@@ -105,6 +106,9 @@ def pipeline(camera: argparse.Namespace, config, *, stop=None, ended=None, progr
         try:
             result["camera"] = serve_camera(camera, stop=stop, ready=on_bound, ended=ended,
                                             progress=progress)
+        except Exception:  # a fault of the camera's own code: logged, the table stops
+            logging.getLogger("tableref.camera").exception("the camera service failed")
+            result["camera"] = 1
         finally:
             bound.set()
             if result.get("camera"):

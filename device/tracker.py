@@ -105,6 +105,12 @@ class Tracker:
         self._done = False  # this run was recognised (or tried)
         self._last_read: np.ndarray | None = None  # lores picture at the last recognition
 
+    @property
+    def still_since(self) -> float | None:
+        """Capture time of the first frame of the current still run: the frame in which
+        the scene settled (None before the first frame)."""
+        return None if self._anchor is None else self._anchor_time
+
     # ------------------------------------------------------------------ change detection
     def lores(self, image: np.ndarray) -> np.ndarray:
         """The change-detection picture of a BGR frame: the rectified board region once
