@@ -43,6 +43,8 @@ FACE_CONFIDENT = 0.9  # a face (or player) reading under this is listed in ``unc
 FACE_DECIDE = 0.9  # a face is given when orientations holding this much weight agree
 LABEL_FLOOR = 0.01  # the symbol head's probabilities are mixed with this much of uniform
 ROTATION_FLOOR = 0.02  # ... the rotation head's with this much (it is the less sure one)
+MAX_YAW_DEG = 24.0  # a top face is sought turned this much at most (cubes sit square)
+MAX_OFFSET_MM = 2.5  # ... and this far off its field's centre
 MIN_FACING = 0.3  # cosine between a side face's normal and the line to the camera
 MAX_HIDDEN = 0.1  # share of a face's sample points another stack may hide
 MIN_FACE_PX = 14.0  # a face narrower than this in the image is not read
@@ -89,33 +91,46 @@ def _field_score(crop: np.ndarray, geom: Geometry, reference: float) -> float:
     return float(np.median(score))
 
 
-def _top_face(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half: float,
-              material: str) -> tuple[float, float, float]:
+def _top_face(image: np.ndarray, H_top: np.ndarray, u: float, v: float,
+              half: float) -> tuple[float, float, float]:
     """(u, v, yaw) of the top cube of the stack on the field centred at (u, v), whose top
     face lies on the plane ``H_top``.
 
-    In the rectified view of the field (north up) the cube is the dark blob (wood against
-    the glaze, by ``material_score`` and Otsu) that holds the field's centre; its
-    ``minAreaRect`` gives the cube's centre and turn. A blob of implausible size (side faces
-    seen obliquely lengthen it) gives the field's centre, unturned.
+    In the rectified view of the field on that plane (north up) the top face is an 18 mm
+    square whose outline is an edge all round (the bevel, and the change to the shaded
+    side faces or to what lies behind). The square is fitted by brightness gradient across
+    its outline over turns of +-``MAX_YAW_DEG`` and offsets of +-``MAX_OFFSET_MM``.
     """
     ppm = FACE_PX_PER_MM
-    side = int(round(2 * half * ppm))
-    view = square_crop(image, H_top, u, v, half, side)
-    score = cv2.GaussianBlur(material_score(view, material), (5, 5), 0)
-    _, dark = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
-    count, labels = cv2.connectedComponents(dark)
-    centre = labels[side // 2, side // 2]
-    if count > 1 and centre != 0:
-        ys, xs = np.nonzero(labels == centre)
-        (x, y), (w, h), a = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
-        expected = CUBE_MM * ppm
-        if 0.8 * expected <= min(w, h) and max(w, h) <= 1.5 * expected:
-            # the view's y runs south: its clockwise angle is the board's anticlockwise yaw
-            yaw = -float(np.radians(a))
-            yaw = (yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4
-            return u - half + (x + 0.5) / ppm, v + half - (y + 0.5) / ppm, yaw
-    return u, v, 0.0
+    reach = half + 4.0
+    side = int(round(2 * reach * ppm))
+    view = cv2.cvtColor(square_crop(image, H_top, u, v, reach, side), cv2.COLOR_BGR2GRAY)
+    view = cv2.GaussianBlur(view.astype(np.float32), (5, 5), 0)
+    gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
+    r = CUBE_MM / 2 * ppm
+    t = np.linspace(-0.8, 0.8, 17) * r
+    best, best_score = (0.0, 0.0, 0.0), -1.0
+    for yaw in np.radians(np.arange(-MAX_YAW_DEG, MAX_YAW_DEG + 0.1, 3.0)):
+        c, s = np.cos(yaw), np.sin(yaw)
+        # edge sample points and normals in view px (x east, y south), the cube at the origin
+        pts, normals = [], []
+        for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            n = np.array([c * nx + s * ny, -s * nx + c * ny])  # turned anticlockwise on board
+            along = np.array([-n[1], n[0]])
+            pts.append(n * r + t[:, None] * along)
+            normals.append(np.repeat(n[None], len(t), 0))
+        pts, normals = np.vstack(pts), np.vstack(normals)
+        for dx in np.arange(-MAX_OFFSET_MM, MAX_OFFSET_MM + 0.1, 0.5) * ppm:
+            for dy in np.arange(-MAX_OFFSET_MM, MAX_OFFSET_MM + 0.1, 0.5) * ppm:
+                x = np.clip(np.round(pts[:, 0] + side / 2 + dx).astype(int), 0, side - 1)
+                y = np.clip(np.round(pts[:, 1] + side / 2 + dy).astype(int), 0, side - 1)
+                score = float(np.mean(np.abs(gx[y, x] * normals[:, 0] +
+                                             gy[y, x] * normals[:, 1])))
+                if score > best_score:
+                    best, best_score = (dx / ppm, dy / ppm, float(yaw)), score
+    dx, dy, yaw = best
+    return u + dx, v - dy, yaw
 
 
 def _has_symbols(game: str) -> bool:
@@ -192,7 +207,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
             continue
         n = height.cubes
         H_top = frame.pose.plane_homography(n * CUBE_MM)
-        tu, tv, yaw = _top_face(image, H_top, u, v, half, geom.material)
+        tu, tv, yaw = _top_face(image, H_top, u, v, half)
         player, pconf = _player(square_crop(image, H_top, tu, tv, CUBE_MM * 0.35, 16), glaze_a)
         field.update(height=n, height_confidence=height.confidence, player=player,
                      player_confidence=pconf, up=None,
@@ -218,6 +233,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     if model is None or not crops:
         return out
     evidence: dict[tuple[int, int], list] = {}
+    colour: dict[tuple[int, int], float] = {}  # log-odds of green stain from the cube head
     for (field, level, d, up, _), pred in zip(seen, model.predict(crops, top_k=4),
                                               strict=True):
         if d == "up":
@@ -227,24 +243,34 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         tops = {cg.rotation_top(up, normal, int(k)): p
                 for k, p in _tempered(pred["rotation"], ROTATION_FLOOR).items()}
         evidence.setdefault((id(field), level), []).append((d, labels, tops))
+        green = float(np.clip(dict(pred["cube"].top)["green"], 0.03, 0.97))
+        colour[(id(field), level)] = colour.get((id(field), level), 0.0) + np.log(
+            green / (1 - green))
     for field, *_ in stacks:
         for level, cube in enumerate(field["cubes"]):
+            if (id(field), level) in colour:
+                _colour(cube, colour[(id(field), level)], level == field["height"] - 1)
             if (id(field), level) in evidence:
                 faces, probs, _ = cg.decide(evidence[(id(field), level)], cube_set,
                                             FACE_DECIDE)
                 cube["faces"], cube["face_probability"] = faces, probs
-        up = field["up"]
-        top = field["cubes"][-1]
-        if up is not None and top["faces"]["up"] is None:
-            # the up face seen but not decided: its best reading, listed with the others
-            top["faces"]["up"] = up.label
-            top["face_probability"]["up"] = up.probability
-            top["up_alternatives"] = [[label, round(p, 4)] for label, p in up.top[1:]]
     return out
 
 
+def _colour(cube: dict, log_odds: float, top: bool) -> None:
+    """A cube's player from the symbol model's colour head over its faces seen (log-odds of
+    green), with the top cube's Lab reading of its top face added (measured on renders:
+    the head is right more often on side faces in shade, Lab on lit top faces)."""
+    if top:
+        p = min(cube["player_confidence"], 0.97)
+        log_odds += (1 if cube["player"] == 1 else -1) * np.log(p / (1 - p))
+    cube["player"] = int(log_odds > 0)
+    cube["player_confidence"] = float(1 / (1 + np.exp(-abs(log_odds))))
+
+
 def _colours_from_sides(crops: list, seen: list, glaze_a: float) -> None:
-    """The player of each lower cube from the widest side face seen of it."""
+    """The player of each lower cube from the widest side face seen of it, by Lab (the
+    colour head, where the model is there, replaces this: ``_colour``)."""
     best: dict = {}
     for crop, (field, level, d, _, across) in zip(crops, seen, strict=True):
         if d == "up" or level == field["height"] - 1:
@@ -277,7 +303,6 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             reading.add(got["player_confidence"], f"{path}.player", 0.9,
                         [[1 - got["player"], round(1 - got["player_confidence"], 4)]])
             for d, p in got["face_probability"].items():
-                reading.add(p, f"{path}.faces.{d}", FACE_CONFIDENT,
-                            got.get("up_alternatives") if d == "up" else None)
+                reading.add(p, f"{path}.faces.{d}", FACE_CONFIDENT)
         cells.append(stack)
     return reading
