@@ -5,6 +5,12 @@ it to the game's reader (``READERS``: a module with ``read(image, fix, geom,
 calibration) -> vision.reading.Reading``), then wraps the reading into the wire format:
 the observation's confidence is the lowest of its elements', and each uncertain element
 is listed under the ``uncertain`` extension key (docs/observation-extensions.md).
+
+A hand or arm across the board's edge (``vision.occlusion``, games in
+``OCCLUSION_GAMES``) makes the observation
+unstable (``stable: false``, the spec's "not still and unoccluded"): its confidence is 0
+and the extra key ``occlusion`` says which stretches of the edge are covered; the referee
+judges none of it.
 """
 
 from __future__ import annotations
@@ -15,14 +21,21 @@ import time as _time
 import numpy as np
 
 from vision.board import find_board, geometry
+from vision.occlusion import edge_occlusion
 
 FRAME_SIZE = (1280, 720)
 READERS = {
     "esoloe": "vision.read_esoloe",
     "esoloe-tictactoe": "vision.read_esoloe",
     "esoloe-3andc": "vision.read_esoloe",
+    "neunfeld": "vision.read_neunfeld",
+    "tyr": "vision.read_tyr",
+    "cubes": "vision.read_cubes",
 }
 SUPPORTED = tuple(READERS)
+#: games whose hands are sought (vision.occlusion); not yet the e-SOLO-e family: its cube
+#: stacks near the board's edge lean across the edge strip in the image (false hands)
+OCCLUSION_GAMES = ("neunfeld", "tyr", "cubes")
 
 
 class ObserveError(ValueError):
@@ -51,9 +64,15 @@ def observe(image: np.ndarray, game: str, *, calibration: dict | None = None,
     fix = find_board(image, geom)
     if fix is None:
         raise ObserveError("no board in view")
+    occlusion = edge_occlusion(image, fix, geom) if game in OCCLUSION_GAMES else None
     reading = importlib.import_module(READERS[game]).read(image, fix, geom, calibration)
-    return {"schema": "tableref/observation/1", "table": table, "game": game, "seq": seq,
-            "time": _time.time() if time is None else time, "stable": True,
-            "confidence": round(min(reading.confidences, default=1.0), 4),
-            "position": reading.position, "uncertain": reading.uncertain,
-            "board": fix.to_json()}
+    hand = occlusion is not None and occlusion.occluded
+    obs = {"schema": "tableref/observation/1", "table": table, "game": game, "seq": seq,
+           "time": _time.time() if time is None else time, "stable": not hand,
+           "confidence": round(min(reading.confidences, default=1.0), 4),
+           "position": reading.position, "uncertain": reading.uncertain,
+           "board": fix.to_json()}
+    if hand:
+        obs["confidence"] = 0.0
+        obs["occlusion"] = occlusion.to_json()
+    return obs

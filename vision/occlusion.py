@@ -1,0 +1,101 @@
+"""Hands and arms over the board: the scene is not still enough to judge.
+
+A hand that reaches over the board comes from outside it, so its arm crosses the board's
+edge. ``edge_occlusion`` walks the board's border strip (``STRIP_MM`` inside the top's
+edge, on the board plane, every ``STEP_MM``): nothing of a game lies there, so the strip
+looks like the board's own material all round (its median look). A stretch of at least
+``MIN_RUN_MM`` whose Lab differs from that look by more than the threshold (``MIN_LAB``,
+or ``SPREAD`` times the strip's median difference where the material is
+busier) is
+something lying across the edge: a hand, an arm or a sleeve. Works for every game (the
+strip is plain glaze, leather or printed band).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.board import BoardFix, Geometry, homography
+
+STRIP_MM = (1.0, 2.5)  # the border strip: this far inside the top's edge
+STEP_MM = 2.0
+MIN_LAB = 28.0
+SPREAD = 4.0
+MIN_RUN_MM = 16.0
+
+
+@dataclass(frozen=True)
+class Occlusion:
+    """Stretches of the board's edge covered (each (start, end) mm along the perimeter,
+    clockwise from the north-west corner) and the share of the edge they cover."""
+
+    runs: tuple[tuple[float, float], ...]
+    covered: float
+
+    @property
+    def occluded(self) -> bool:
+        return bool(self.runs)
+
+    def to_json(self) -> dict:
+        return {"edge_runs_mm": [[round(a, 1), round(b, 1)] for a, b in self.runs],
+                "edge_covered": round(self.covered, 3)}
+
+
+def _strip_points(geom: Geometry) -> np.ndarray:
+    """(depths, samples, 2) board mm along the perimeter, clockwise from nw."""
+    out = []
+    counts = [max(int(side / STEP_MM), 1) for side in (geom.width, geom.depth) * 2]
+    for inset in np.linspace(*STRIP_MM, 3):
+        w, d = geom.width / 2 - inset, geom.depth / 2 - inset
+        corners = [(-w, d), (w, d), (w, -d), (-w, -d), (-w, d)]
+        pts = []
+        for (u0, v0), (u1, v1), n in zip(corners, corners[1:], counts, strict=False):
+            t = np.arange(n) / n
+            pts.append(np.column_stack([u0 + (u1 - u0) * t, v0 + (v1 - v0) * t]))
+        out.append(np.vstack(pts))
+    return np.stack(out)
+
+
+def edge_occlusion(image: np.ndarray, fix: BoardFix, geom: Geometry) -> Occlusion:
+    """Where something lies across the board's edge in ``image``."""
+    H = homography(fix, geom)
+    pts = _strip_points(geom)
+    px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(pts.shape)
+    h, w = image.shape[:2]
+    x = np.clip(np.round(px[..., 0]).astype(int), 0, w - 1)
+    y = np.clip(np.round(px[..., 1]).astype(int), 0, h - 1)
+    seen = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+    blurred = cv2.GaussianBlur(image, (5, 5), 0)
+    lab = cv2.cvtColor(blurred[y, x].reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(
+        *pts.shape[:2], 3).astype(np.float32)
+    look = np.median(lab[seen], axis=0) if seen.any() else np.zeros(3, np.float32)
+    dist = np.linalg.norm(lab - look, axis=2)
+    dist = np.median(np.where(seen, dist, 0.0), axis=0)  # over the strip's depths
+    threshold = max(MIN_LAB, SPREAD * float(np.median(dist)))
+    # a short smoothing along the edge: stitching and print do not make a run
+    k = 3
+    smooth = np.convolve(np.pad(dist, k // 2, mode="wrap"), np.ones(k) / k, mode="valid")
+    off = smooth > threshold
+    runs = []
+    n = len(off)
+    if off.all():
+        runs.append((0.0, n * STEP_MM))
+    elif off.any():
+        start = int(np.argmin(off))  # begin the walk on a clear sample (runs may wrap)
+        i = 0
+        while i < n:
+            j = (start + i) % n
+            if off[j]:
+                length = 0
+                while length < n and off[(j + length) % n]:
+                    length += 1
+                if length * STEP_MM >= MIN_RUN_MM:
+                    runs.append((j * STEP_MM, (j + length) * STEP_MM))
+                i += length
+            else:
+                i += 1
+    covered = sum(b - a for a, b in runs) / (n * STEP_MM)
+    return Occlusion(tuple(runs), covered)
