@@ -9,6 +9,9 @@ Move notation: ``<player>:<cell>:<UP>/<side><FACING>``, e.g. ``0:c:S/fS`` = play
 puts a cube on cell c with sakura up and fuji facing south. Cells are ``a``..``e`` (west
 to east) on the 1x5 board and ``a1``..``c3`` on the 3x3 boards (file a = west column,
 rank 1 = south row, as seen from the front). 3andC moves name no orientation: ``1:b2``.
+A placement the camera saw only in part names what was seen: ``0:c:S/?`` (sakura up, the
+sides not seen), ``0:c:?`` (no face seen); it stands for every legal orientation that
+fits, and the state keeps only the faces they share.
 """
 
 from __future__ import annotations
@@ -128,16 +131,21 @@ class EsoloePosition(Position):
 @dataclass(frozen=True)
 class Place(Move):
     """A player puts one cube on a cell, with ``up`` on top and ``side`` facing
-    ``facing`` (None for 3andC, where only colours count)."""
+    ``facing`` (None for 3andC, where only colours count). A ``partial`` move (symbol
+    games) is a placement the camera saw only in part: ``up`` (None: not seen either)
+    and nothing else is known of the cube's orientation; ``side`` and ``facing`` are None."""
 
     player: int
     cell: str
     up: str | None = None
     side: str | None = None
     facing: str | None = None
+    partial: bool = False
 
     def notation(self) -> str:
         head = f"{self.player}:{self.cell}"
+        if self.partial:
+            return f"{head}:?" if self.up is None else f"{head}:{SYMBOL_LETTER[self.up]}/?"
         if self.up is None or self.side is None or self.facing is None:
             return head
         facing = DIRECTION_LETTER[FACES.index(self.facing)]
@@ -350,6 +358,9 @@ class EsoloeState(State):
     def _apply(self, move: Move) -> EsoloeState:
         assert isinstance(move, Place)
         cell = self.game.grid.index[move.cell]
+        if move.partial:
+            legal, _ = self.game.fitting(self, cell, self.game.seen_faces(move.up))
+            return self.placed(cell, self.game.settled(self, cell, move.player, legal))
         faces = None
         if move.up is not None:
             o = self.cube_set.find(move.up, move.side, FACES.index(move.facing))
@@ -575,6 +586,11 @@ class EsoloeFamily(Game):
         cells = "|".join(self.grid.names)
         form = rf"([01]):({cells})" + (r":([SFG])/([sfg])([NESW])" if self.symbols else "")
         m = re.fullmatch(form, text.strip())
+        if m is None and self.symbols:  # a placement seen only in part
+            seen = re.fullmatch(rf"([01]):({cells}):(?:([SFG])/)?\?", text.strip())
+            if seen is not None:
+                up = _LETTER_SYMBOL[seen[3]] if seen[3] else None
+                return Place(int(seen[1]), seen[2], up, partial=True)
         if m is None:
             example = "0:b2:S/fS" if self.grid is SQUARE else "0:c:S/fS"
             raise InvalidMove(
@@ -599,7 +615,8 @@ class EsoloeFamily(Game):
                 yield self.place(p, cell, cube_set, o)
 
     def why_illegal(self, state: EsoloeState, move: Move) -> Illegal | None:
-        if not isinstance(move, Place) or (move.up is None) == self.symbols:
+        if not isinstance(move, Place) or (move.partial and not self.symbols) or (
+                not move.partial and (move.up is None) == self.symbols):
             form = "player:cell:UP/sideFACING" if self.symbols else "player:cell"
             return Illegal("wrong-move-form", f"A move in {self.title} is written {form}.")
         if state.outcome() is not None:
@@ -614,6 +631,8 @@ class EsoloeFamily(Game):
         problem = self.player_problem(state, move.player)
         if problem is not None:
             return problem
+        if move.partial:
+            return self.fitting(state, cell, self.seen_faces(move.up))[1]
         o = None
         if self.symbols:
             facing = FACES.index(move.facing) if move.facing in FACES else None
@@ -639,9 +658,10 @@ class EsoloeFamily(Game):
         """How ``cube`` (faces maybe partly unknown) came onto ``cell``: (move, None,
         known) or (None, why not, None).
 
-        When unknown faces let several legal orientations fit, the move is the first in
-        the canonical move order and ``known`` keeps only the faces they all share, so
-        that no line is built on a guess.
+        When unknown faces let several legal orientations fit, the move is ``partial``
+        (it names only the up face seen) and ``known`` keeps only the faces they all
+        share, so that no move names a guess and no line is built on one (see
+        ``settled`` for the one exception).
         """
         problem = self.player_problem(state, cube.player)
         if problem is not None:
@@ -652,23 +672,48 @@ class EsoloeFamily(Game):
                 return None, problem, None
             return self.place(cube.player, cell, None, None), None, Cube(cube.player, None)
         cube_set = state.cube_set
-        fits = cube_set.matching(cube.faces)
+        legal, problem = self.fitting(state, cell, cube.faces)
+        if not legal:
+            return None, problem, None
+        known = self.settled(state, cell, cube.player, legal)
+        if len(legal) == 1 or known == cube_set.orientations[legal[0]]:
+            return self.place(cube.player, cell, cube_set, legal[0]), None, known
+        return Place(cube.player, self.grid.names[cell], known.face(UP), partial=True), None, known
+
+    def settled(self, state: EsoloeState, cell: int, player: int, legal: list[int]) -> Cube:
+        """The cube the state records for a placement that fits the ``legal`` orientations:
+        only the faces they all share. The exception: a 4th-level cube is legal only as a
+        win, so when the shared faces alone do not show the win, the first legal
+        orientation (in the engine's move order) is taken."""
+        faces = [state.cube_set.orientations[o] for o in legal]
+        known = Cube(player, tuple(faces[0][d] if all(f[d] == faces[0][d] for f in faces)
+                                   else None for d in range(6)))
+        if len(legal) > 1 and state.position.heights[cell] >= 3 and state.placed(
+                cell, known).outcome() is None:
+            return Cube(player, faces[0])
+        return known
+
+    def fitting(self, state: EsoloeState, cell: int, faces: tuple) -> tuple[
+            list[int], Illegal | None]:
+        """The legal orientations of the mover's cube on ``cell`` that show ``faces`` (None:
+        unknown), and when there is none, why not."""
+        cube_set = state.cube_set
+        fits = cube_set.matching(faces)
         if not fits:
-            return None, Illegal("impossible-cube", (
-                f"That cube cannot exist: {cube_set.why_impossible(cube.faces)}."),
-                cube.player), None
+            return [], Illegal("impossible-cube", (
+                f"That cube cannot exist: {cube_set.why_impossible(faces)}."), state.to_move)
         legal, first = [], None
         for o in fits:
             problem = self.placement_problem(state, cell, o)
             if problem is None:
-                legal.append(cube_set.orientations[o])
+                legal.append(o)
             first = first or problem
-        if not legal:
-            return None, first, None
-        known = tuple(legal[0][d] if all(f[d] == legal[0][d] for f in legal) else None
-                      for d in range(6))
-        return (self.place(cube.player, cell, cube_set, cube_set.orientations.index(legal[0])),
-                None, Cube(cube.player, known))
+        return legal, (None if legal else first)
+
+    @staticmethod
+    def seen_faces(up: str | None) -> tuple:
+        """The faces of a cube of which only ``up`` (or nothing) was seen."""
+        return tuple(up if d == UP else None for d in range(6))
 
     # -- judging ----------------------------------------------------------------------
     def judge(self, state: EsoloeState, observed: Position) -> Judgement:
@@ -704,8 +749,6 @@ class EsoloeFamily(Game):
         if move is None:
             return _violation(problem)
         after = state.placed(cell, known)
-        if state.position.heights[cell] >= 3 and after.outcome() is None:
-            after = state._apply(move)  # a 4th level is legal only as a win: take the move's
         return Judgement(Judgement.MOVES, (move,), after)
 
     def _disturbed(self, state: EsoloeState, observed: EsoloePosition, broken: list[int],

@@ -309,14 +309,25 @@ def test_judge_same_and_moves_with_unknown_faces():
     # the camera saw only the top and the south face of the old cube
     partly = Cube(0, ("sakura", None, None, "fuji", None, None))
     assert GAME.judge(state, EsoloePosition(((), (), (partly,), (), ()))).kind == "same"
-    # a new cube with sakura up and nothing else known: 4 legal moves fit; the first
+    # a new cube with sakura up and nothing else known: 4 legal moves fit, so the move
+    # names only what was seen (no guessed side facing)
     new = Cube(1, ("sakura", None, None, None, None, None))
     verdict = GAME.judge(state, _seen(state, "a", new))
     assert verdict.kind == Judgement.MOVES
-    assert [str(m) for m in verdict.moves] == ["1:a:S/fN"]
-    # the state keeps what all four share (sakura up, blank down), not the guess
+    assert [str(m) for m in verdict.moves] == ["1:a:S/?"]
+    # the state keeps what all four share (sakura up, blank down), not a guess
     assert verdict.state.position.cells[0] == (Cube(1, ("sakura", "blank") + (None,) * 4),)
     assert verdict.state.last == 0 and verdict.state.turn == 0
+    # the partly seen move round-trips and, applied, gives the judged state
+    move = GAME.parse_move("1:a:S/?")
+    assert move == verdict.moves[0] and state.apply(move) == verdict.state
+    # a cube whose faces were all missed: only that a cube of player 1 was placed
+    unseen = GAME.judge(state, _seen(state, "a", Cube(1, (None,) * 6)))
+    assert [str(m) for m in unseen.moves] == ["1:a:?"]
+    assert state.apply(GAME.parse_move("1:a:?")) == unseen.state
+    # enough faces seen to leave one orientation: the full move
+    two = Cube(1, ("sakura", None, None, "fuji", None, None))
+    assert [str(m) for m in GAME.judge(state, _seen(state, "a", two)).moves] == ["1:a:S/fS"]
     # so a later, clearer look at the same cube is no violation
     clear = _seen(state, "a", cube(1, "S/fW"))
     assert GAME.judge(verdict.state, clear).kind == Judgement.SAME
