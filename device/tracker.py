@@ -28,7 +28,9 @@ the transport's heartbeat and the service watchdog. A frame that is None, empty,
 8-bit colour picture or of another size than the stream's first is skipped with a
 warning (``tableref.tracker`` logger); a frame vision cannot read (``ObserveError``: no
 board in view) gives no observation, a warning, and is tried again after the next change
-(change detection then watches the whole frame again, in case the board was moved).
+(change detection then watches the whole frame again, in case the board was moved). A
+reading vision itself marks not stable (a hand across the board's edge) is not published
+either; the scene is read again once it changes and settles.
 
 The tracker remembers each cube from when it was placed (``CubeMemory``, games whose
 position is ``cells`` of stacks: the e-SOLO-e family): a face no camera sees now (null
@@ -209,6 +211,12 @@ class Tracker:
                 self._board_json = None
                 self._set_board(None)
                 self._anchor = self.lores(image)
+            return None
+        if obs.get("stable") is False:  # vision saw a hand across the board: not still
+            self.failed += 1
+            self._last_read = None
+            log.info("settled scene at %.3f not used: vision sees a hand across the board",
+                     now)
             return None
         obs.update(seq=self.seq, time=now, stable=True)
         if self.memory is not None:

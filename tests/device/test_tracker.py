@@ -223,3 +223,20 @@ def test_the_tracker_applies_the_memory_to_what_vision_reads():
     out = _play(tracker, [empty] * 4 + _hand(3) + [one] * 4, 0.0)
     assert [o["position"]["cells"][0][0]["faces"]["up"] for o in out] == ["fuji", "fuji"]
     assert out[1]["position"]["cells"][0][0]["faces"]["west"] == "blank"
+
+
+def test_a_reading_vision_marks_not_still_is_not_published_and_costs_no_seq():
+    vision = FakeVision()
+    stable = iter([False, True])
+
+    def reading(image, seq, time):
+        obs = vision(image, seq, time)
+        obs["stable"] = next(stable)
+        return obs
+
+    tracker = Tracker(TrackerConfig(game=GAME, settle_frames=3, settle_s=0.2), reading)
+    empty, one = _table(), _table(((110, 50),))
+    assert _play(tracker, [empty] * 5, 0.0) == []  # a hand vision saw at the edge
+    out = _play(tracker, _hand(3) + [one] * 4, 1.0)
+    assert [o["seq"] for o in out] == [1] and out[0]["stable"] is True
+    assert vision.calls == 2 and tracker.failed == 1
