@@ -61,3 +61,22 @@ def test_a_setup_failure_is_one_line_and_status_2(tmp_path):
     proc = _run("--game", "esoloe-3andc", "--curve-secret", "k", tmp_path=tmp_path)
     assert proc.wait(30) == 2
     assert "CURVE needs both" in (tmp_path / "err").read_text()
+
+
+def test_the_systemd_unit_passes_options_tableref_run_takes():
+    import shlex
+
+    from device.cli import build_parser
+
+    env = dict(line.split("=", 1) for line in (ROOT / "systemd/tableref.env").read_text()
+               .splitlines() if line and not line.startswith("#"))
+    unit = (ROOT / "systemd/tableref-table.service").read_text()
+    exec_start = next(line for line in unit.splitlines() if line.startswith("ExecStart="))
+    command = re.sub(r"\$\{?([A-Z_]+)\}?", lambda m: env[m.group(1)], exec_start)
+    command = command.replace("%S", "/var/lib")
+    args = build_parser().parse_args(shlex.split(command.removeprefix("ExecStart="))[1:])
+    assert args.command == "run" and args.source == "picamera2"
+    assert (args.table, args.game, args.observations, args.publish, args.web) == (
+        env["TABLEREF_TABLE"], env["TABLEREF_GAME"], env["TABLEREF_CAMERA_PUBLISH"],
+        env["TABLEREF_PUBLISH"], env["TABLEREF_WEB"])
+    assert args.record == "/var/lib/tableref/games"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 UNITS = Path(__file__).resolve().parents[2] / "systemd"
-NAMES = ("tableref-camera.service", "tableref-referee.service")
+NAMES = ("tableref-camera.service", "tableref-referee.service", "tableref-table.service")
 INSTALLED = "/opt/tableref/venv/bin/tableref"
 
 
@@ -56,8 +56,17 @@ def test_units_are_notify_services_with_a_watchdog_and_hardening(name):
     assert "PrivateDevices" not in s
 
 
-def test_the_camera_runs_in_the_video_group():
-    assert "video" in settings("tableref-camera.service")["SupplementaryGroups"][0].split()
+@pytest.mark.parametrize("name", ["tableref-camera.service", "tableref-table.service"])
+def test_the_camera_runs_in_the_video_group(name):
+    assert "video" in settings(name)["SupplementaryGroups"][0].split()
+
+
+def test_the_one_process_unit_runs_tableref_run_instead_of_the_two():
+    s = settings("tableref-table.service")
+    assert s["ExecStart"][0].startswith(INSTALLED + " run ")
+    assert set(s["Conflicts"][0].split()) == {"tableref-camera.service",
+                                             "tableref-referee.service"}
+    assert "audio" in s["SupplementaryGroups"][0].split()
 
 
 def test_every_variable_the_units_use_is_in_the_environment_file():
