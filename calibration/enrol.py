@@ -4,16 +4,23 @@ of each face (``tableref enrol --game G``).
 The user shows each piece and face a few times (``plan``: each symbol of each player's
 cubes, each number of each die); every capture is a crop that goes through the model's
 ``embedding`` output (``Classifier.embed``: the features its heads read). The profile
-keeps, per class, one prototype per piece that shows it (the mean of its captures'
-L2-normalised embeddings, normalised again). A crop is then read by cosine similarity to
-the prototypes (the best prototype per class, times ``SCALE``) as log-probabilities over
-the enrolled classes, plus ``MODEL_WEIGHT`` times the model's own head's log-probabilities
-over the same classes (a product of the two experts: on the real dice it beat either
-alone, docs/calibration.md). Nearest-class-mean on the model's own features: no
-training, milliseconds on a Pi, and only the classes of this set can come out.
+(and its three quarter turns: a face can lie any way round) keeps, per class, one
+prototype per piece that shows it (the mean of its captures' L2-normalised embeddings,
+normalised again). Two ways to read a crop, only ever as one of the enrolled classes:
 
-``cross_validate`` measures the captures leave-one-out (each capture read by the
-prototypes made without it); a class below ``WEAK`` is one to capture more of.
+- ``prototypes``: cosine similarity to the prototypes (the best per class, times
+  ``SCALE``) as log-probabilities, plus ``MODEL_WEIGHT`` times the model's own head's
+  log-probabilities over the same classes (a product of the two experts; on the real
+  dice it beat either alone, docs/calibration.md). No training at all.
+- ``linear``: a new last layer (softmax over the enrolled classes) on the normalised
+  embedding, started from the prototypes and trained on the captures: a last-layer
+  fine-tune in numpy, well under a second here.
+
+By default (``auto``) both are made and the one with the better cross-validated accuracy
+on the captures is kept.
+
+``cross_validate`` measures the captures in ``FOLDS`` folds (each capture read by an
+adaptation made without it); a class below ``WEAK`` is one to capture more of.
 
 Readers load a profile with ``load_profile(path)`` and read crops with
 ``Profile.predict(model_name, classifier, crops)``, which returns what
@@ -22,7 +29,7 @@ Readers load a profile with ``load_profile(path)`` and read crops with
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +41,11 @@ from vision.classifier import Classifier, Prediction, softmax
 
 SCALE = 20.0  # cosine similarity -> logit
 MODEL_WEIGHT = 1.0  # weight of the model's own head beside the prototypes
+#: the model head's weight beside each method (the linear layer replaces the head)
+METHOD_WEIGHTS = {"prototypes": MODEL_WEIGHT, "linear": 0.0}
 WEAK = 0.8  # cross-validated accuracy under which a class needs more captures
 CAPTURES = 5
+FOLDS = 5  # cross-validation folds
 
 
 class EnrolError(ValueError):
@@ -90,21 +100,42 @@ def _normalise(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 
+METHODS = ("prototypes", "linear")
+LINEAR_STEPS = 300
+LINEAR_RATE = 0.5
+LINEAR_DECAY = 1e-3
+
+
 @dataclass
 class Adaptation:
-    """Prototypes of one model head: label -> (k, d) unit vectors, one per piece."""
+    """One model head adapted to a set: per class (label) one prototype per piece, (k, d)
+    unit vectors; for ``method`` "linear" also a softmax layer (``weights`` (classes, d),
+    ``bias``) on the normalised embedding, started from the prototypes and trained on the
+    captures (full-batch gradient descent with weight decay: a last-layer fine-tune that
+    takes well under a second)."""
 
     model: str
     head: str
     prototypes: dict[str, np.ndarray]
     captures: dict[str, int]
+    method: str = "prototypes"
     scale: float = SCALE
     model_weight: float = MODEL_WEIGHT
+    weights: np.ndarray | None = None
+    bias: np.ndarray | None = None
     cv: dict | None = None  # cross-validation report
 
     @classmethod
     def fit(cls, model: str, head: str, embeddings: np.ndarray, labels: Sequence[str],
-            pieces: Sequence[str]) -> Adaptation:
+            pieces: Sequence[str], captures: dict[str, int] | None = None,
+            method: str = "prototypes", model_weight: float | None = None) -> Adaptation:
+        """From embedding rows with their labels and pieces (``captures``: captures per
+        class, when rows are several views of one capture; default: one row each;
+        ``model_weight``: default the method's, ``METHOD_WEIGHTS``)."""
+        if method not in METHODS:
+            raise EnrolError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
+        if model_weight is None:
+            model_weight = METHOD_WEIGHTS[method]
         emb = _normalise(embeddings)
         groups: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
         for i, (label, piece) in enumerate(zip(labels, pieces, strict=True)):
@@ -112,9 +143,26 @@ class Adaptation:
         prototypes = {label: _normalise(np.array([emb[idx].mean(axis=0)
                                                   for idx in by_piece.values()]))
                       for label, by_piece in groups.items()}
-        captures = {label: sum(map(len, by_piece.values())) for label, by_piece in
-                    groups.items()}
-        return cls(model, head, prototypes, captures)
+        if captures is None:
+            captures = {label: sum(map(len, by_piece.values()))
+                        for label, by_piece in groups.items()}
+        ad = cls(model, head, prototypes, dict(captures), method, model_weight=model_weight)
+        if method == "linear":
+            ad.weights, ad.bias = ad._train(emb, labels)
+        return ad
+
+    def _train(self, emb: np.ndarray, labels: Sequence[str]):
+        names = self.labels
+        y = np.array([names.index(label) for label in labels])
+        W = np.array([p.mean(axis=0) for p in self.prototypes.values()]) * self.scale
+        b = np.zeros(len(names))
+        n = len(y)
+        for _ in range(LINEAR_STEPS):
+            grad = np.exp(_log_softmax(emb @ W.T + b))
+            grad[np.arange(n), y] -= 1
+            W -= LINEAR_RATE * (grad.T @ emb / n + LINEAR_DECAY * W)
+            b -= LINEAR_RATE * grad.mean(axis=0)
+        return W, b
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -122,12 +170,15 @@ class Adaptation:
 
     def logits(self, embeddings: np.ndarray, head_logits: np.ndarray | None = None,
                head_labels: Sequence[str] | None = None) -> np.ndarray:
-        """(n, classes) scores over ``labels``: the prototypes' log-probabilities plus
+        """(n, classes) scores over ``labels``: the adaptation's log-probabilities plus
         ``model_weight`` times the model head's (``head_logits`` over ``head_labels``)."""
         emb = _normalise(embeddings)
-        sims = np.stack([(emb @ self.prototypes[label].T).max(axis=1) * self.scale
-                         for label in self.labels], axis=1)
-        scores = _log_softmax(sims)
+        if self.method == "linear":
+            z = emb @ self.weights.T + self.bias
+        else:
+            z = np.stack([(emb @ self.prototypes[label].T).max(axis=1) * self.scale
+                          for label in self.labels], axis=1)
+        scores = _log_softmax(z)
         if head_logits is not None and self.model_weight:
             cols = [list(head_labels).index(label) for label in self.labels]
             scores = scores + self.model_weight * _log_softmax(
@@ -147,10 +198,13 @@ class Adaptation:
         return out
 
     def to_json(self) -> dict:
-        data = {"head": self.head, "method": "prototypes", "scale": self.scale,
+        data = {"head": self.head, "method": self.method, "scale": self.scale,
                 "model_weight": self.model_weight,
                 "prototypes": {k: np.round(v, 6).tolist() for k, v in self.prototypes.items()},
                 "captures": self.captures}
+        if self.method == "linear":
+            data["weights"] = np.round(self.weights, 6).tolist()
+            data["bias"] = np.round(self.bias, 6).tolist()
         if self.cv is not None:
             data["cross_validation"] = self.cv
         return data
@@ -158,28 +212,51 @@ class Adaptation:
     @classmethod
     def from_json(cls, model: str, data: dict) -> Adaptation:
         protos = {k: _normalise(np.asarray(v, np.float64)) for k, v in data["prototypes"].items()}
-        return cls(model, data["head"], protos, dict(data["captures"]),
+        linear = data["method"] == "linear"
+        return cls(model, data["head"], protos, dict(data["captures"]), data["method"],
                    float(data["scale"]), float(data["model_weight"]),
+                   np.asarray(data["weights"], np.float64) if linear else None,
+                   np.asarray(data["bias"], np.float64) if linear else None,
                    data.get("cross_validation"))
 
 
 def cross_validate(model: str, head: str, embeddings: np.ndarray, labels: Sequence[str],
                    pieces: Sequence[str], head_logits: np.ndarray | None = None,
-                   head_labels: Sequence[str] | None = None) -> dict:
-    """Leave-one-capture-out accuracy: overall and per class (None: too few captures)."""
+                   head_labels: Sequence[str] | None = None, method: str = "prototypes",
+                   model_weight: float | None = None) -> dict:
+    """Accuracy on the captures, each read by an adaptation made without it: overall and
+    per class (None where a class has a single capture).
+
+    ``embeddings`` is (captures, views, d): each capture's views (its quarter turns) are
+    trained on together and left out together; a left-out capture is read from its first
+    view (and its ``head_logits`` row). Folds: the k-th capture of every face (label and
+    piece) falls in fold k mod ``FOLDS``, so each fold leaves out one capture of each."""
+    emb = np.asarray(embeddings, np.float64)
+    if emb.ndim == 2:
+        emb = emb[:, None, :]
     labels, pieces = list(labels), list(pieces)
+    views = emb.shape[1]
+    seen: Counter = Counter()
+    fold = []
+    for key in zip(labels, pieces, strict=True):
+        fold.append(seen[key] % FOLDS)
+        seen[key] += 1
     right = defaultdict(int)
     total = defaultdict(int)
-    for i in range(len(labels)):
-        keep = [j for j in range(len(labels)) if j != i]
-        if labels[i] not in {labels[j] for j in keep}:
-            continue  # its class has no other capture
-        ad = Adaptation.fit(model, head, embeddings[keep], [labels[j] for j in keep],
-                            [pieces[j] for j in keep])
-        one = None if head_logits is None else head_logits[i:i + 1]
-        total[labels[i]] += 1
-        right[labels[i]] += ad.predict(embeddings[i:i + 1], one, head_labels,
-                                       1)[0].label == labels[i]
+    for f in sorted(set(fold)):
+        keep = [j for j in range(len(labels)) if fold[j] != f]
+        out = [i for i in range(len(labels))
+               if fold[i] == f and labels[i] in {labels[j] for j in keep}]
+        if not out:
+            continue
+        ad = Adaptation.fit(model, head, emb[keep].reshape(-1, emb.shape[2]),
+                            np.repeat([labels[j] for j in keep], views),
+                            np.repeat([pieces[j] for j in keep], views),
+                            method=method, model_weight=model_weight)
+        logits = None if head_logits is None else np.asarray(head_logits)[out]
+        for i, pred in zip(out, ad.predict(emb[out, 0], logits, head_labels, 1), strict=True):
+            total[labels[i]] += 1
+            right[labels[i]] += pred.label == labels[i]
     per_class = {label: (round(right[label] / total[label], 3) if total[label] else None)
                  for label in dict.fromkeys(labels)}
     n = sum(total.values())
@@ -196,22 +273,36 @@ def weak_classes(cv: dict) -> list[str]:
 Capture = Callable[[Face, int], np.ndarray | None]  # (face, attempt) -> crop or None
 
 
-@dataclass
+def quarter_turns(crop: np.ndarray) -> list[np.ndarray]:
+    """The crop and its three quarter turns: a face or die top can lie any way round, so
+    every capture counts four times (the views enrolment trains on)."""
+    return [np.ascontiguousarray(np.rot90(crop, k)) for k in range(4)]
+
+
 class Session:
-    """The captures of one enrolment, embedded as they come."""
+    """The captures of one enrolment, embedded (with their quarter turns) as they come.
 
-    plan: Plan
-    classifier: Classifier
-    crops: list[np.ndarray]
-    faces: list[Face]
+    ``method``: ``prototypes`` (with the model's head beside them), ``linear`` (a new
+    last layer), or ``auto``: both, and the one with the better cross-validated accuracy
+    on the captures (prototypes on a tie)."""
 
-    def __init__(self, plan_: Plan, classifier: Classifier):
+    def __init__(self, plan_: Plan, classifier: Classifier, method: str = "auto"):
+        if method not in (*METHODS, "auto"):
+            raise EnrolError(f"unknown method {method!r} (known: auto, {', '.join(METHODS)})")
         self.plan = plan_
         self.classifier = classifier
-        self.crops, self.faces = [], []
-        self._emb: list[np.ndarray] = []
-        self._logits: list[np.ndarray] = []
+        self.method = method
+        self.crops: list[np.ndarray] = []
+        self.faces: list[Face] = []
+        self._emb: list[np.ndarray] = []  # (4, d) per capture
+        self._logits: list[np.ndarray] = []  # the head's logits of the capture as shown
         self._head = list(classifier.heads).index(plan_.head)
+
+    def add(self, face: Face, crop: np.ndarray) -> None:
+        self.crops.append(crop)
+        self.faces.append(face)
+        self._emb.append(self.classifier.embed(quarter_turns(crop)))
+        self._logits.append(self.classifier.logits([crop])[self._head][0])
 
     def capture(self, faces: Sequence[Face], times: int, capture: Capture,
                 say: Callable[[str], None]) -> None:
@@ -221,33 +312,38 @@ class Session:
                 crop = capture(face, k)
                 if crop is None:
                     raise EnrolError(f"the source ended before {face.prompt} was captured")
-                self.crops.append(crop)
-                self.faces.append(face)
-                self._emb.append(self.classifier.embed([crop])[0])
-                self._logits.append(self.classifier.logits([crop])[self._head][0])
-
-    @property
-    def embeddings(self) -> np.ndarray:
-        return np.array(self._emb)
+                self.add(face, crop)
 
     def adapt(self) -> Adaptation:
         labels = [f.label for f in self.faces]
         pieces = [f.piece for f in self.faces]
-        ad = Adaptation.fit(self.plan.model, self.plan.head, self.embeddings, labels, pieces)
-        ad.cv = cross_validate(self.plan.model, self.plan.head, self.embeddings, labels,
-                               pieces, np.array(self._logits),
-                               self.classifier.heads[self.plan.head])
-        return ad
+        emb = np.array(self._emb)
+        views = emb.shape[1]
+        best = None
+        scores = {}
+        for method in (METHODS if self.method == "auto" else (self.method,)):
+            ad = Adaptation.fit(self.plan.model, self.plan.head,
+                                emb.reshape(-1, emb.shape[2]), np.repeat(labels, views),
+                                np.repeat(pieces, views), captures=dict(Counter(labels)),
+                                method=method)
+            ad.cv = cross_validate(self.plan.model, self.plan.head, emb, labels, pieces,
+                                   np.array(self._logits),
+                                   self.classifier.heads[self.plan.head], method)
+            scores[method] = ad.cv["accuracy"]
+            if best is None or (ad.cv["accuracy"] or 0) > (best.cv["accuracy"] or 0):
+                best = ad
+        best.cv["methods"] = scores
+        return best
 
 
 def enrol(game: str, capture: Capture, *, captures: int = CAPTURES, more: int = 3,
-          rounds: int = 2, classifier: Classifier | None = None,
+          rounds: int = 2, classifier: Classifier | None = None, method: str = "auto",
           say: Callable[[str], None] = print) -> tuple[EnrolmentProfile, Session]:
     """Ask for every face ``captures`` times, then, while a class is weak, ``more`` times
     each face of the weak classes (at most ``rounds`` times). Returns the profile."""
     p = plan(game)
     model = classifier or Classifier.load(p.model)
-    session = Session(p, model)
+    session = Session(p, model, method)
     session.capture(p.faces, captures, capture, say)
     ad = session.adapt()
     for _ in range(rounds):
@@ -258,7 +354,8 @@ def enrol(game: str, capture: Capture, *, captures: int = CAPTURES, more: int = 
             "a few more of those, please")
         session.capture([f for f in p.faces if f.label in weak], more, capture, say)
         ad = session.adapt()
-    say(f"cross-validated accuracy on {ad.cv['captures']} captures: {ad.cv['accuracy']:.3f}")
+    say(f"cross-validated accuracy on {ad.cv['captures']} captures: {ad.cv['accuracy']:.3f} "
+        f"({ad.method})")
     return EnrolmentProfile(game, {p.model: ad.to_json()}), session
 
 

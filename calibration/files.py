@@ -254,7 +254,7 @@ class EnrolmentProfile:
         models = r.sub("models")
         for _, m in models.items():
             m.string("head")
-            m.string("method", ("prototypes",))
+            method = m.string("method", ("prototypes", "linear"))
             m.number("scale", 0)
             m.number("model_weight", 0)
             protos = m.sub("prototypes")
@@ -264,6 +264,11 @@ class EnrolmentProfile:
                 m.fail("prototypes", "must name at least one class")
             if len(sizes) != 1:
                 m.fail("prototypes", "must all have the same length")
+            if method == "linear":
+                classes = len(protos.data)
+                m.array("weights", (classes, sizes.pop()), "one row per class, as long as "
+                                                           "the prototypes")
+                m.array("bias", (classes,), "one number per class")
             m.sub("captures")
         return cls(r.string("game"), models.data, r.date())
 

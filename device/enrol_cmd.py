@@ -37,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", help="--source synthetic: the renderer's set variant "
                                           "(e.g. other-set)")
     parser.add_argument("--seed", type=int, default=1, help="--source synthetic: seed")
+    parser.add_argument("--method", choices=("auto", "prototypes", "linear"), default="auto",
+                        help="how to adapt (default auto: the better cross-validated of "
+                             "prototypes and a new last layer)")
     parser.add_argument("--models-dir", metavar="DIR",
                         help="where the models lie (default: the project's models/)")
 
@@ -121,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
             capture = context = _Camera(args, say)
         with context:
             profile, session = enrol(args.game, capture, captures=args.captures,
-                                     more=args.more, classifier=model, say=say)
+                                     more=args.more, classifier=model,
+                                     method=args.method, say=say)
     except SourceError as e:
         return fail(1, str(e))
     except (EnrolError, ValueError) as e:
@@ -133,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
     cv = profile.models[p.model]["cross_validation"]
     weak = weak_classes(cv)
     print(json.dumps({"written": args.out, "model": p.model, "head": p.head,
+                      "method": profile.models[p.model]["method"],
                       "captures": cv["captures"], "cross_validated_accuracy": cv["accuracy"],
-                      "per_class": cv["per_class"], "weak": weak}), flush=True)
+                      "per_class": cv["per_class"], "methods": cv["methods"],
+                      "weak": weak}), flush=True)
     return 0

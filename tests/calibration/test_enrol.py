@@ -9,7 +9,8 @@ CENTRES = {"a": [1.0, 0, 0, 0], "b": [0, 1.0, 0, 0], "c": [0, 0, 1.0, 0]}
 
 
 class FakeClassifier:
-    """'Crops' are their own embeddings; the model's head knows nothing (flat logits)."""
+    """'Crops' (1 x 1 x 4 'images', the same at every quarter turn) are their own
+    embeddings; the model's head knows nothing (flat logits)."""
 
     heads = {"h": ("a", "b", "c", "d")}
 
@@ -69,9 +70,8 @@ def test_enrol_asks_for_more_of_a_weak_class(monkeypatch):
         asked.append(face.label)
         # "c" is first shown wrongly (twice like "a", twice like "b"), then properly
         n = asked.count("c")
-        if face.label == "c" and n <= 4:
-            return _cluster("a" if n <= 2 else "b", 1, rng, 0.05)[0]
-        return _cluster(face.label, 1, rng, 0.05)[0]
+        label = ("a" if n <= 2 else "b") if face.label == "c" and n <= 4 else face.label
+        return _cluster(label, 1, rng, 0.05)[0].reshape(1, 1, 4)
 
     said = []
     profile, session = enrol.enrol("g", capture, captures=4, more=8, rounds=1,
@@ -81,20 +81,25 @@ def test_enrol_asks_for_more_of_a_weak_class(monkeypatch):
     cv = profile.models["m"]["cross_validation"]
     assert cv["captures"] == 20 and cv["per_class"]["a"] == 1.0
     assert cv["per_class"]["c"] >= 8 / 12  # the proper captures are read right
+    assert set(cv["methods"]) == {"prototypes", "linear"}  # auto tried both
+    assert cv["accuracy"] == max(cv["methods"].values())
     assert len(session.crops) == 20
 
 
-def test_profile_file_round_trip(tmp_path):
+@pytest.mark.parametrize("method", enrol.METHODS)
+def test_profile_file_round_trip(tmp_path, method):
     rng = np.random.default_rng(3)
     emb = [c for label in CENTRES for c in _cluster(label, 4, rng)]
     labels = [label for label in CENTRES for _ in range(4)]
-    ad = Adaptation.fit("m", "h", np.array(emb), labels, ["p"] * 12)
+    ad = Adaptation.fit("m", "h", np.array(emb), labels, ["p"] * 12, method=method)
     path = files.save(files.EnrolmentProfile("esoloe", {"m": ad.to_json()}),
                       tmp_path / "profile.json")
     profile = enrol.load_profile(path)
     crops = [np.array(CENTRES["b"]), np.array(CENTRES["c"])]
     got = profile.predict("m", FakeClassifier(), crops)
     assert [p["h"].label for p in got] == ["b", "c"]
+    again = Adaptation.from_json("m", files.load(path).models["m"])
+    assert np.allclose(again.logits(np.array(emb)), ad.logits(np.array(emb)), atol=1e-4)
     # a model the profile does not adapt reads as before
     assert profile.predict("other", FakeClassifier(), crops)[0]["h"].label == "d"
 
@@ -109,3 +114,5 @@ def test_plans():
         enrol.plan("esoloe-3andc")
     with pytest.raises(EnrolError, match="unknown game"):
         enrol.plan("chess")
+    with pytest.raises(EnrolError, match="unknown method 'knn'"):
+        enrol.Session(p, FakeClassifier(), "knn")

@@ -84,6 +84,8 @@ def test_errors_name_the_key(tmp_path):
     assert "key 'models.symbol.prototypes'" in _broken(
         tmp_path, lambda d: d["models"]["symbol"]["prototypes"].update(fuji=[[1, 2, 3]]),
         "profile")
+    assert "key 'models.symbol.weights': missing" in _broken(
+        tmp_path, lambda d: d["models"]["symbol"].update(method="linear"), "profile")
 
 
 def test_wrong_kind_and_unreadable(tmp_path):

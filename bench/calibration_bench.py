@@ -1,0 +1,197 @@
+"""Calibration on renders and on the real dice photos (docs/calibration.md):
+
+- camera intrinsics from rendered ChArUco views (``calibration.charuco_render``): the
+  focal length's error against the renderer's true camera;
+- board registration (``calibration.registration``) on renders of the empty board, in
+  mm on the board plane against the render truth (corners and field centres): automatic
+  from 3 frames, and from four clicked corners (the truth plus 1.5 px of noise, snapped);
+- set enrolment (``calibration.enrol``): the model alone (before) and after enrolling 5
+  captures of every face, on held-out synthetic crops of the training set's look
+  (``default``) and of a set unlike it (``other-set``), for each method;
+- the real dice: enrol 5 crops of each pip count from one source group (crops the pip
+  model was not trained on), measure on the other groups (and the rest of that group).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+TITLE = "Calibration: intrinsics, board registration, set enrolment (before / after)"
+CAMERA_SEEDS = (1, 2, 3)
+BOARD_SEEDS = range(100, 108)
+HELD_OUT = 300
+ENROL_SEED, TEST_SEED = 11, 12
+REAL_PER_CLASS = 5
+
+
+def _row(what, data, n, before, after, note=""):
+    return {"what": what, "data": data, "n": n, "before": before, "after": after,
+            "note": note}
+
+
+def camera_rows() -> list[dict]:
+    from calibration import charuco, charuco_render
+
+    rows = []
+    detector = charuco.Detector()
+    for seed in CAMERA_SEEDS:
+        images, cams = charuco_render.views(12, seed)
+        views = [v for i, im in enumerate(images) if (v := detector.detect(im, str(i)))]
+        cal, _, _ = charuco.calibrate(views, cams[0].size)
+        f = cams[0].K[0, 0]
+        err = max(abs(cal.K[0, 0] - f), abs(cal.K[1, 1] - f)) / f
+        rows.append(_row("focal length error (ChArUco)", f"12 rendered views, seed {seed}",
+                         len(views), "", f"{100 * err:.2f} %",
+                         f"rms {cal.rms_px:.2f} px, f {f:.0f} px"))
+    return rows
+
+
+def board_rows() -> list[dict]:
+    from calibration import registration as rg
+    from calibration.files import CORNER_NAMES
+    from vision.render.frame import RenderOptions, render_scene
+
+    rows = []
+    for game, empty in (("esoloe", 5), ("esoloe-tictactoe", 9)):
+        position = {"cells": [[] for _ in range(empty)]}
+        for mode in ("overhead", "oblique"):
+            auto, manual, refused, turned = [], [], 0, 0
+            for seed in BOARD_SEEDS:
+                frames, truth = [], None
+                for k in range(3):
+                    image, t = render_scene(game, position, seed,
+                                            options=RenderOptions(camera_mode=mode, frame=k))
+                    frames.append(image)
+                    truth = truth or t
+                try:
+                    reg = rg.register_auto(frames, game, n=3)
+                    err = rg.error_against_truth(reg, truth)["max_mm"]
+                    if err > 20:  # corners named a quarter or half turn off
+                        turned += 1
+                    else:
+                        auto.append(err)
+                except rg.RegistrationError:
+                    refused += 1
+                true = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
+                clicks = true + np.random.default_rng(seed).normal(0, 1.5, (4, 2))
+                reg = rg.register_manual(clicks, game, (1280, 720), image=frames[0])
+                manual.append(rg.error_against_truth(reg, truth)["max_mm"])
+            n = len(BOARD_SEEDS)
+            rows.append(_row("board registration, auto (max mm)", f"{game} {mode}", n, "",
+                             f"{np.median(auto):.2f}" if auto else "-",
+                             f"{sum(e < 1 for e in auto)}/{n} under 1 mm; refused {refused}, "
+                             f"named turned {turned}, worst {max(auto, default=0):.1f} mm"))
+            rows.append(_row("board registration, clicked (max mm)", f"{game} {mode}", n,
+                             "", f"{np.median(manual):.2f}",
+                             f"{sum(e < 1 for e in manual)}/{n} under 1 mm (clicks +-1.5 px, "
+                             "snapped)"))
+    return rows
+
+
+METHODS = ("prototypes", "linear", "auto")
+
+
+def _name(method: str, ad) -> str:
+    """The method as the table names it: the model's head counts beside prototypes; auto
+    names what it chose."""
+    chosen = "prototypes + model" if ad.method == "prototypes" else ad.method
+    return f"auto ({chosen})" if method == "auto" else chosen
+
+
+def _accuracy(predictions, head, truth) -> float:
+    return float(np.mean([p[head].label == t for p, t in zip(predictions, truth,
+                                                             strict=True)]))
+
+
+def synthetic_rows() -> list[dict]:
+    from calibration import enrol, synthetic
+    from calibration.files import EnrolmentProfile
+    from vision.classifier import Classifier
+
+    rows = []
+    for game, kind in (("esoloe", "face"), ("tyr", "die")):
+        plan = enrol.plan(game)
+        model = Classifier.load(plan.model)
+        for variant in ("default", "other-set"):
+            crops, keys = synthetic.render(kind, HELD_OUT, TEST_SEED, variant=variant)
+            truth = [k[1] for k in keys]
+            before = _accuracy(model.predict(crops), plan.head, truth)
+            user = synthetic.RenderedCrops(kind, ENROL_SEED, variant)
+            session = enrol.Session(plan, model)
+            for face in plan.faces:
+                for _ in range(enrol.CAPTURES):
+                    session.add(face, user(face))
+            for method in METHODS:
+                session.method = method
+                ad = session.adapt()
+                profile = enrol.Profile(EnrolmentProfile(game, {plan.model: ad.to_json()}))
+                after = _accuracy(profile.predict(plan.model, model, crops), plan.head, truth)
+                rows.append(_row(f"{plan.model} accuracy, {_name(method, ad)}",
+                                 f"{kind} crops, {variant}", HELD_OUT, round(before, 3),
+                                 round(after, 3),
+                                 f"{len(session.crops)} captures, cross-validated "
+                                 f"{ad.cv['accuracy']:.3f}"))
+    return rows
+
+
+def real_dice_rows() -> list[dict]:
+    from calibration import enrol
+    from vision import real_dice
+    from vision.classifier import Classifier
+    from vision.train import evaluate
+
+    model = Classifier.load("pips")
+    crops = evaluate.real_dice_held_out(model, real_dice.load())
+    plan = enrol.plan("tyr")
+    head = list(model.heads).index("pips")
+    labels = model.heads["pips"]
+    groups = real_dice.by_group(crops)
+    data = {}
+    for group, members in groups.items():
+        images = [c.image() for c in members]
+        data[group] = (images, [str(c.pips) for c in members],
+                       model.logits(images)[head])
+    rows = []
+    rng = np.random.default_rng(0)
+    for source, (images, truth, _) in data.items():
+        by_class = defaultdict(list)
+        for i, t in enumerate(truth):
+            by_class[t].append(i)
+        chosen = sorted(i for t in sorted(by_class)
+                        for i in rng.permutation(by_class[t])[:REAL_PER_CLASS])
+        for method in METHODS:
+            session = enrol.Session(plan, model, method)
+            for i in chosen:
+                session.add(enrol.Face(f"a die with {truth[i]} up", truth[i], "die"), images[i])
+            ad = session.adapt()
+            for target, (t_images, t_truth, t_logits) in data.items():
+                keep = [i for i in range(len(t_truth))
+                        if not (target == source and i in set(chosen))]
+                if not keep:
+                    continue
+                before = float(np.mean([labels[int(np.argmax(t_logits[i]))] == t_truth[i]
+                                        for i in keep]))
+                preds = ad.predict(model.embed([t_images[i] for i in keep]),
+                                   t_logits[keep], labels, 1)
+                after = float(np.mean([p.label == t_truth[i]
+                                       for p, i in zip(preds, keep, strict=True)]))
+                where = "rest of that group" if target == source else "another group"
+                rows.append(_row(f"real pips, enrol {len(chosen)} of {source}, "
+                                 f"{_name(method, ad)}",
+                                 f"{target} ({where})", len(keep), round(before, 3),
+                                 round(after, 3),
+                                 f"cross-validated {ad.cv['accuracy']:.3f}"
+                                 if target == source else ""))
+    return rows
+
+
+def measure() -> list[dict]:
+    return camera_rows() + board_rows() + synthetic_rows() + real_dice_rows()
+
+
+if __name__ == "__main__":
+    from bench.__main__ import format_table
+
+    print(format_table(TITLE, measure()))
