@@ -9,7 +9,8 @@ import time
 from importlib import import_module
 
 # module names under bench/, in the order they print
-MODULES = ["rules_bench", "vision_bench", "render_bench", "models_bench", "device_bench"]
+MODULES = ["rules_bench", "vision_bench", "render_bench", "models_bench", "device_bench",
+           "calibration_bench"]
 
 
 def format_table(title: str, rows: list[dict]) -> str:
