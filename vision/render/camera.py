@@ -44,9 +44,13 @@ class Camera:
         pc = self.to_camera(pts)
         z = np.maximum(pc[:, 2], 1e-6)
         x, y = pc[:, 0] / z, pc[:, 1] / z
-        if distort and np.any(self.dist):
+        if distort and self.dist.any():
             x, y = distort_normalized(x, y, self.dist)
-        return np.stack([self.K[0, 0] * x + self.K[0, 2], self.K[1, 1] * y + self.K[1, 2]], 1)
+        K = self.K
+        out = np.empty((len(pc), 2))
+        out[:, 0] = x * K[0, 0] + K[0, 2]
+        out[:, 1] = y * K[1, 1] + K[1, 2]
+        return out
 
     def with_intrinsics(self, K: np.ndarray, size: tuple[int, int]) -> Camera:
         """The same pose with other intrinsics and no distortion (for render canvases)."""

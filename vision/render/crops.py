@@ -62,6 +62,7 @@ class _PoolLooks(Looks):
         self.dice = {c: [pieces.die_textures(c, make_rng(seed, "pool-die", c, k), self.set)
                          for k in range(4)] for c in BY_COLOUR}
         self._printed: dict = {}
+        self._stones: dict = {}
         self.rng = make_rng(seed, "pool-pick")
 
     def cube(self, player: int, key: tuple, labels_by_body: dict) -> dict:
@@ -77,6 +78,13 @@ class _PoolLooks(Looks):
 
     def die(self, colour: str) -> dict:
         return self.dice[colour][int(self.rng.integers(4))]
+
+    def stone(self, base, yaw_R, token: str, rng):
+        k = int(self.rng.integers(4))
+        if (token, k) not in self._stones:
+            self._stones[token, k] = pieces.stone_top_texture(
+                token, make_rng(self.seed, "pool-stone", token, k), self.set)
+        return pieces.stone_solid(base, yaw_R, token, rng, self.set, self._stones[token, k])
 
 
 class CropPool:
@@ -153,22 +161,19 @@ def _shoot(scene: Scene, cam: Camera, rng) -> tuple[np.ndarray, Painter]:
 
 # --------------------------------------------------------------------------- positions
 
-def _random_cube(rng, player: int, set_rotations) -> dict:
-    R, labels = set_rotations[int(rng.integers(len(set_rotations)))]
-    faces = {}
-    for d, v in DIRECTIONS.items():
-        body = tuple(int(round(x)) for x in R.T @ np.array(v, np.float64))
-        faces[d] = labels[body]
-    return {"player": player, "faces": faces}
+def _random_cube(rng, player: int, set_faces) -> dict:
+    return {"player": player, "faces": dict(set_faces[int(rng.integers(len(set_faces)))])}
 
 
-def _symbol_up_rotations():
+def _symbol_up_rotations() -> list[dict]:
+    """The faces by direction of each rotation of the default set with a symbol up."""
     labels = pieces.cube_labels()
     out = []
     for R in ROTATIONS:
-        up_body = tuple(int(round(x)) for x in R.T @ np.array([0, 0, 1.0]))
-        if labels[up_body] != "blank":
-            out.append((R, labels))
+        faces = {d: labels[tuple(int(round(x)) for x in R.T @ np.array(v, np.float64))]
+                 for d, v in DIRECTIONS.items()}
+        if faces["up"] != "blank":
+            out.append(faces)
     return out
 
 
@@ -236,11 +241,27 @@ def _order_clockwise_from_top_left(q: np.ndarray) -> list[int]:
     return order[k:] + order[:k]
 
 
+def _window(cam: Camera, pts: np.ndarray, pad: float) -> Camera:
+    """``cam`` with its canvas cut down to the box round ``pts`` (world) plus ``pad``
+    pixels: the same pixels where they overlap, far fewer to draw."""
+    P = cam.project(pts, distort=False)
+    x0, y0 = np.floor(P.min(0) - pad).astype(int)
+    x1, y1 = np.ceil(P.max(0) + pad).astype(int) + 1
+    K = cam.K.copy()
+    K[0, 2] -= x0
+    K[1, 2] -= y0
+    return Camera(K, cam.R, cam.t, (int(x1 - x0), int(y1 - y0)), cam.dist, cam.tilt,
+                  cam.azimuth, cam.distance)
+
+
 def _face_item(pool, item_seed, rng, size):
     scene, solid = _cube_scene(pool, item_seed, rng)
     big = size * 3
     cam = crop_camera(rng, solid.center, pieces.CUBE_MM * 1.6, big,
                       rng.uniform(0.25, 0.6), tilt_max=60)
+    # the face is cut from a render of the cube framed as in a 3x larger crop; only the
+    # cube's surroundings are drawn (the corner error stays well inside the pad)
+    cam = _window(cam, solid.points(), 0.25 * cam.K[0, 0] * pieces.CUBE_MM / cam.distance)
     p = Painter(scene, cam)
     p.scene_pass()
     counts = p.result().visible_counts()

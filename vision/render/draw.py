@@ -53,6 +53,10 @@ class Lighting:
         self.scale = np.float32(1.0 / float(total.max()))
         lum = [float(p.mean()) for p in per_lamp]
         self.shares = [v / float(total.mean()) for v in lum]
+        self._eye = tuple(float(v) for v in eye)
+        self._lamps_f = [(tuple(float(v) for v in lp.position),
+                          tuple(float(v) for v in lp.colour), d0)
+                         for lp, d0 in zip(self.lamps, self.d0, strict=True)]
 
     def _lamp(self, i, pts, n, gloss, shin):
         lp = self.lamps[i]
@@ -82,6 +86,44 @@ class Lighting:
             if s is not None:
                 spec = spec + s
         return (diff * self.scale).astype(np.float32), (spec * self.scale).astype(np.float32)
+
+    def shade_point(self, p, n, gloss: float, shin: float):
+        """``shade`` for one point (plain floats: a face's centre costs microseconds, where
+        numpy's per-call overhead would dominate): (diffuse, specular, per lamp), the first
+        two (3,) float32, the last each lamp's (diffuse, specular) share."""
+        px, py, pz = (float(v) for v in p)
+        nx, ny, nz = (float(v) for v in n)
+        amb = 0.6 + 0.4 * nz
+        diff = [float(c) * amb for c in self.ambient]
+        spec = [0.0, 0.0, 0.0]
+        ex, ey, ez = self._eye
+        vx, vy, vz = ex - px, ey - py, ez - pz
+        vn = math.sqrt(vx * vx + vy * vy + vz * vz)
+        vx, vy, vz = vx / vn, vy / vn, vz / vn
+        sc = np.float32(self.scale)
+        per_lamp = []
+        for (lx, ly, lz), col, d0 in self._lamps_f:
+            lx, ly, lz = lx - px, ly - py, lz - pz
+            d = math.sqrt(lx * lx + ly * ly + lz * lz)
+            lx, ly, lz = lx / d, ly / d, lz / d
+            ndl = lx * nx + ly * ny + lz * nz
+            if ndl <= 0:
+                per_lamp.append((0.0, 0.0))
+                continue
+            fall = (d0 / d) ** 2
+            dl = [c * ndl * fall for c in col]
+            sl = [0.0, 0.0, 0.0]
+            if gloss > 0:
+                hx, hy, hz = lx + vx, ly + vy, lz + vz
+                hn = math.sqrt(hx * hx + hy * hy + hz * hz)
+                ndh = max((hx * nx + hy * ny + hz * nz) / hn, 0.0)
+                k = gloss * ndh ** shin * fall
+                sl = [c * k for c in col]
+            for c in range(3):
+                diff[c] += dl[c]
+                spec[c] += sl[c]
+            per_lamp.append((np.array(dl, np.float32) * sc, np.array(sl, np.float32) * sc))
+        return (np.array(diff, np.float32) * sc, np.array(spec, np.float32) * sc, per_lamp)
 
 
 def clip_near(poly: np.ndarray, cam: Camera, near: float = NEAR_MM) -> np.ndarray:
@@ -119,10 +161,12 @@ def coverage(h: int, w: int, pts2d: np.ndarray) -> np.ndarray:
 
 
 _MIPS: dict = {}
+_MIP_BUDGET = 256 << 20  # bytes of textures the cache may hold on to
 
 
 def _mip(tex: np.ndarray, level: int) -> np.ndarray:
-    """``tex`` halved ``level`` times (cached: textures are reused across faces)."""
+    """``tex`` halved ``level`` times (cached: textures are reused across faces and, in
+    a crop pool, across scenes; the oldest entries go when the cache grows too big)."""
     key = (id(tex), level)
     hit = _MIPS.get(key)
     if hit is not None and hit[0] is tex:
@@ -133,9 +177,11 @@ def _mip(tex: np.ndarray, level: int) -> np.ndarray:
             break
         out = cv2.resize(out, (out.shape[1] // 2, out.shape[0] // 2),
                          interpolation=cv2.INTER_AREA)
-    if len(_MIPS) > 256:
-        _MIPS.clear()
-    _MIPS[key] = (tex, out)
+    _MIPS[key] = (tex, out, tex.nbytes + out.nbytes)
+    total = sum(v[2] for v in _MIPS.values()) if len(_MIPS) % 64 == 0 else 0
+    if total > _MIP_BUDGET:
+        for k in list(_MIPS)[:len(_MIPS) // 2]:
+            del _MIPS[k]
     return out
 
 
@@ -161,6 +207,7 @@ class Painter:
         self.ids = np.zeros((self.H, self.W), np.int32)
         self.records: list[FaceRecord] = [FaceRecord(-3, None)]  # 0: the floor
         self.px_per_mm = _px_per_mm(scene, cam)
+        self.casters: list = []  # set by scene_pass
 
     @classmethod
     def resume(cls, scene: Scene, cam: Camera, canvas, ids, records) -> Painter:
@@ -171,13 +218,16 @@ class Painter:
         p.W, p.H = cam.size
         p.light = Lighting(scene, cam.center)
         p.canvas, p.ids, p.records = canvas.copy(), ids.copy(), list(records)
+        p.casters = []
         p.px_per_mm = _px_per_mm(scene, cam)
         return p
 
     # ----------------------------------------------------------------- faces
-    def face(self, face: Face, solid: int) -> None:
+    def face(self, face: Face, solid: int, P: np.ndarray | None = None) -> None:
+        """Draw ``face``; ``P``: its outline projected already (by ``solid``)."""
         cam = self.cam
-        P = cam.project(face.outline, distort=False)
+        if P is None:
+            P = cam.project(face.outline, distort=False)
         x0, y0 = np.floor(P.min(0)).astype(int) - 1
         x1, y1 = np.ceil(P.max(0)).astype(int) + 2
         x0, y0 = max(x0, 0), max(y0, 0)
@@ -189,46 +239,54 @@ class Painter:
         m = coverage(h, w, P - off)
         if not m.any():
             return
-        center = face.outline.mean(0)
+        if face.shade_grid <= 1:
+            centre = np.add.reduce(face.outline, 0) * (1 / len(face.outline))
+            d, sp, per_lamp = self.light.shade_point(centre, face.normal, face.gloss,
+                                                     face.shininess)
+            if solid >= 0 and self.casters:
+                hidden = self._piece_shadows(face, solid, centre, off, w, h)
+                for (dl, sl), sh in zip(per_lamp, hidden, strict=True):
+                    if sh is not None:  # in a piece's shadow: without this lamp's light
+                        sh = sh[..., None]
+                        d = d - dl * sh
+                        sp = sp - sl * sh
         if face.texture is not None:
-            col = self._warp_texture(face, P, off, w, h)
+            Q = P if face.quad is face.outline else cam.project(face.quad, distort=False)
+            col = self._warp_texture(face, Q, off, w, h)
             if face.shade_grid > 1:
-                diff, spec = self._shade_grid(face, off, w, h)
+                diff, spec = self._shade_grid(face, Q, off, w, h)
                 col = col * diff + spec
             else:
-                d, s = self.light.shade(center[None], face.normal, face.gloss, face.shininess)
-                col = col * d[0] + s[0]
+                col = col * d + sp
         else:
-            d, s = self.light.shade(center[None], face.normal, face.gloss, face.shininess)
-            col = np.empty((h, w, 3), np.float32)
-            col[:] = face.colour * d[0] + s[0]
-        a = (m.astype(np.float32) / 255)[..., None]
+            col = face.colour * d + sp  # one colour (or a shadowed map): broadcast below
+        a = m.astype(np.float32)[..., None]
+        a *= np.float32(1 / 255)
         roi = self.canvas[y0:y1, x0:x1]
-        roi *= 1 - a
-        roi += col * a
-        fid = len(self.records)
+        roi += (col - roi) * a
         sel = m > 127
-        self.ids[y0:y1, x0:x1][sel] = fid
-        self.records.append(FaceRecord(solid, face, int(sel.sum())))
+        self.ids[y0:y1, x0:x1][sel] = len(self.records)
+        self.records.append(FaceRecord(solid, face, int(np.count_nonzero(sel))))
 
-    def _homography(self, face: Face, tex_w: int, tex_h: int, off) -> np.ndarray:
-        Q = (self.cam.project(face.quad, distort=False) - off).astype(np.float32)
-        return cv2.getPerspectiveTransform(_tex_corners(tex_w, tex_h), Q)
+    @staticmethod
+    def _homography(Q: np.ndarray, tex_w: int, tex_h: int, off) -> np.ndarray:
+        """Texture pixels -> canvas ROI pixels, for a face whose quad projects to ``Q``."""
+        return cv2.getPerspectiveTransform(_tex_corners(tex_w, tex_h),
+                                           (Q - off).astype(np.float32))
 
-    def _warp_texture(self, face: Face, P, off, w, h) -> np.ndarray:
+    def _warp_texture(self, face: Face, Q, off, w, h) -> np.ndarray:
         tex = face.texture
         th, tw = tex.shape[:2]
-        Q = self.cam.project(face.quad, distort=False)
-        edge = max(np.linalg.norm(Q[1] - Q[0]), np.linalg.norm(Q[3] - Q[0]), 1.0)
+        edge = max(math.hypot(*(Q[1] - Q[0])), math.hypot(*(Q[3] - Q[0])), 1.0)
         shrink = edge * 1.3 / max(tw, th)
         if shrink < 0.7:  # mip-map: reduce first, so thin print does not alias
             tex = _mip(tex, int(min(4, math.floor(math.log2(0.7 / shrink) + 1))))
             th, tw = tex.shape[:2]
-        H = self._homography(face, tw, th, off)
+        H = self._homography(Q, tw, th, off)
         return cv2.warpPerspective(tex, H, (w, h), flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REPLICATE)
 
-    def _shade_grid(self, face: Face, off, w, h):
+    def _shade_grid(self, face: Face, Q, off, w, h):
         g = face.shade_grid
         gw, gh = g, g
         q = face.quad
@@ -240,7 +298,7 @@ class Painter:
         pts = top + T[..., None] * (bot - top)
         diff, spec = self.light.shade(pts.reshape(-1, 3), face.normal, face.gloss,
                                       face.shininess)
-        H = self._homography(face, gw, gh, off)
+        H = self._homography(Q, gw, gh, off)
         dmap = cv2.warpPerspective(diff.reshape(gh, gw, 3), H, (w, h), flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REPLICATE)
         smap = cv2.warpPerspective(spec.reshape(gh, gw, 3), H, (w, h), flags=cv2.INTER_LINEAR,
@@ -249,13 +307,17 @@ class Painter:
 
     def solid(self, s: Solid) -> None:
         eye = self.cam.center
-        P = self.cam.project(s.points(), distort=False)
+        pts = s.points()
+        P = self.cam.project(pts, distort=False)
         if (P[:, 0].max() < -1 or P[:, 1].max() < -1 or P[:, 0].min() > self.W
                 or P[:, 1].min() > self.H):
             return  # wholly outside the canvas
+        k = 0
         for f in s.faces:
-            if float(f.normal @ (eye - f.outline.mean(0))) > 1e-6:
-                self.face(f, s.id)
+            n = len(f.outline)
+            if float(f.normal @ (eye - f.outline[0])) > 1e-6:  # facing the camera
+                self.face(f, s.id, P[k:k + n])
+            k += n
 
     # ----------------------------------------------------------------- table
     def table(self) -> None:
@@ -273,9 +335,11 @@ class Painter:
         cam = self.cam
         M = cam.K @ np.column_stack([cam.R[:, 0], cam.R[:, 1], cam.t])
         H = M @ A
+        # the texture repeats (a crop pool's table textures are smaller than the table)
         col = cv2.warpPerspective(tex, H, (self.W, self.H), flags=cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REPLICATE)
-        gw, gh = 36, 24
+                                  borderMode=cv2.BORDER_WRAP)
+        # lamp light changes slowly over the table: a coarser grid for small canvases
+        gw, gh = (36, 24) if self.W * self.H > 100_000 else (12, 8)
         xs = x0 + (np.arange(gw) + 0.5) / gw * (x1 - x0)
         ys = y1 - (np.arange(gh) + 0.5) / gh * (y1 - y0)
         X, Y = np.meshgrid(xs, ys)
@@ -303,28 +367,31 @@ class Painter:
     def shadows(self, casters: list[Solid]) -> None:
         """Soft drop shadows of ``casters`` from each lamp onto their rest planes, and a
         tight contact shadow round each footprint."""
+        casters = [s for s in casters if s.casts_shadow]
         if not casters:
             return
         f = 2  # shadows are smooth: draw them at half resolution
         sw, sh = self.W // f + 1, self.H // f + 1
         cam = self.cam
+        pts = [s.points() for s in casters]
+        sizes = np.cumsum([0] + [len(p) for p in pts])
+        allp = np.vstack(pts)
+        rest = np.repeat([s.rest_z for s in casters], np.diff(sizes))
         for lamp, share in zip(self.scene.lamps, self.light.shares, strict=True):
+            L = lamp.position
+            below = allp[:, 2] < L[2] - 1
+            t = (rest - L[2]) / np.where(below, allp[:, 2] - L[2], -1.0)
+            uv = cam.project(L[None] + t[:, None] * (allp - L[None]), distort=False) / f
             mask = np.zeros((sh, sw), np.uint8)
             heights = []
-            for s in casters:
-                if not s.casts_shadow:
+            for k, s in enumerate(casters):
+                sel = below[sizes[k]:sizes[k + 1]]
+                if not sel.any():
                     continue
-                pts = s.points()
-                L = lamp.position
-                below = pts[:, 2] < L[2] - 1
-                if not below.any():
-                    continue
-                p = pts[below]
-                t = (s.rest_z - L[2]) / (p[:, 2] - L[2])
-                proj = L[None] + t[:, None] * (p - L[None])
-                proj = np.vstack([proj, s.footprint]) if s.footprint is not None else proj
-                uv = cam.project(proj, distort=False) / f
-                hull = cv2.convexHull(np.round(uv * 16).astype(np.int32))
+                q = uv[sizes[k]:sizes[k + 1]][sel]
+                if s.footprint is not None:
+                    q = np.vstack([q, cam.project(s.footprint, distort=False) / f])
+                hull = cv2.convexHull(np.round(q * 16).astype(np.int32))
                 cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA, shift=4)
                 heights.append(s.height)
             if not heights:
@@ -351,12 +418,95 @@ class Painter:
             self._darken(soft, 0.55)
 
     def _darken(self, soft: np.ndarray, strength: float) -> None:
-        k = cv2.merge([1 - strength * soft] * 3)
-        self.canvas = cv2.multiply(self.canvas, k)
+        k = 1 - np.float32(strength) * soft
+        self.canvas = self.canvas * k[..., None]
+
+    def _set_casters(self) -> None:
+        """The pieces that may throw a shadow on another piece, per lamp and receiver:
+        corners, centre and radius of each caster; a caster counts for a receiver when
+        it comes near the line from the receiver to the lamp (not the same piece or
+        stack: a stack's cubes stand flush, and a pawn's parts shade each other by
+        Lambert already)."""
+        out = []
+        for s in self.scene.solids:
+            if s.kind in ("board", "card") or not s.casts_shadow:
+                continue
+            v = np.unique(np.round(s.points(), 4), axis=0)
+            c = v.mean(0)
+            group = s.info.get("cell_name") or s.info.get("piece") or s.id
+            out.append((s.id, v, c, float(np.sqrt(((v - c) ** 2).sum(1).max())), group))
+        self.casters = out
+        self._shadow_pairs = []
+        if len(out) < 2:
+            self.casters = []
+            return
+        C = np.array([o[2] for o in out])
+        R = np.array([o[3] for o in out])
+        groups = [o[4] for o in out]
+        for lamp in self.scene.lamps:
+            # distance of each caster j from the segment receiver i -> lamp
+            d = lamp.position[None] - C  # (M, 3) receiver -> lamp
+            dd = np.maximum((d * d).sum(1), 1e-9)
+            rel = C[None, :, :] - C[:, None, :]  # [i, j]: receiver i -> caster j
+            t = np.clip((rel * d[:, None, :]).sum(2) / dd[:, None], 0.0, 1.0)
+            gap = np.sqrt(((rel - t[..., None] * d[:, None, :]) ** 2).sum(2))
+            near = (gap < R[None, :] + R[:, None]) & (t > 0)
+            pairs = {}
+            for i, j in zip(*np.nonzero(near), strict=True):
+                if i != j and groups[i] != groups[j]:
+                    pairs.setdefault(out[i][0], []).append(int(j))
+            self._shadow_pairs.append(pairs)
+
+    def _piece_shadows(self, face: Face, solid: int, centre, off, w: int, h: int) -> list:
+        """Per lamp, how much of the lamp other pieces hide from each pixel of ``face``
+        (float32 (h, w) in 0..1, or None): a piece's shadow on its neighbour or on the
+        cube under it. The part of each caster in front of the face's plane is projected
+        from the lamp onto that plane, its image filled and blurred by the penumbra."""
+        n = face.normal
+        p0 = face.outline[0]
+        out = []
+        for lamp, pairs in zip(self.scene.lamps, self._shadow_pairs, strict=True):
+            near = pairs.get(solid)
+            L = lamp.position
+            hL = float(n @ (L - p0))  # the lamp's height over the face's plane
+            if not near or hL <= 1e-6:  # none, or turned away: Lambert has it dark
+                out.append(None)
+                continue
+            mask = None
+            pen = []
+            for j in near:
+                V = self.casters[j][1]
+                dv = (V - p0) @ n
+                front = (dv > 1e-6) & (dv < 0.9 * hL)  # between the plane and the lamp
+                if not front.any():
+                    continue
+                F, dF = V[front], dv[front]
+                poly = [L + (F - L) * (hL / (hL - dF))[:, None]]
+                if not front.all():  # the caster crosses the plane: where it cuts it
+                    B, dB = V[~front], dv[~front]
+                    t = (dF[:, None] / (dF[:, None] - dB[None]))[..., None]
+                    poly.append((F[:, None] + t * (B[None] - F[:, None])).reshape(-1, 3))
+                uv = np.clip(self.cam.project(np.vstack(poly), distort=False) - off,
+                             -4 * (w + h), 5 * (w + h))
+                if mask is None:
+                    mask = np.zeros((h, w), np.uint8)
+                hull = cv2.convexHull(np.round(uv * 16).astype(np.int32))
+                cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA, shift=4)
+                pen.append(float(dF.max()) * lamp.radius / max(hL - float(dF.max()), 20.0))
+            if mask is None or not mask.any():
+                out.append(None)
+                continue
+            depth = float(self.cam.to_camera(centre[None])[0, 2])
+            sigma = max(0.5, (float(np.mean(pen)) + 0.3) * self.cam.K[0, 0] / max(depth, 1.0))
+            soft = mask.astype(np.float32) * np.float32(1 / 255)
+            soft = cv2.GaussianBlur(soft, (0, 0), sigma, borderType=cv2.BORDER_REPLICATE)
+            out.append(soft)
+        return out
 
     # ----------------------------------------------------------------- all
     def scene_pass(self) -> None:
         sc = self.scene
+        self._set_casters()
         self.table()
         on_table = [s for s in sc.solids if s.rest_z <= 0.0]
         on_board = [s for s in sc.solids if s.rest_z > 0.0]

@@ -97,21 +97,22 @@ def box_faces(center, half, R, specs: dict) -> list[Face]:
     """
     center = np.asarray(center, np.float64)
     half = np.asarray(half, np.float64)
-    faces = []
-    for n_body, spec in specs.items():
-        spec = dict(spec)
-        n = np.asarray(n_body, np.float64)
-        u = np.asarray(spec.pop("up", body_face_up(n)), np.float64)
-        r = np.array([u[1] * n[2] - u[2] * n[1], u[2] * n[0] - u[0] * n[2],
-                      u[0] * n[1] - u[1] * n[0]])
-        hn = abs(n @ half)
-        hu = abs(u @ half)
-        hr = abs(r @ half)
-        c = center + R @ (n * hn)
-        ru, uu = R @ (r * hr), R @ (u * hu)
-        quad = np.array([c - ru + uu, c + ru + uu, c + ru - uu, c - ru - uu])
-        faces.append(Face(outline=quad, normal=R @ n, quad=quad, **spec))
-    return faces
+    specs = [(n, dict(spec)) for n, spec in specs.items()]
+    N = np.array([n for n, _ in specs], np.float64)
+    U = np.array([spec.pop("up") if "up" in spec else body_face_up(n) for n, spec in specs],
+                 np.float64)
+    Rr = np.empty_like(U)  # right, seen from outside: U x N (np.cross is slow on small arrays)
+    Rr[:, 0] = U[:, 1] * N[:, 2] - U[:, 2] * N[:, 1]
+    Rr[:, 1] = U[:, 2] * N[:, 0] - U[:, 0] * N[:, 2]
+    Rr[:, 2] = U[:, 0] * N[:, 1] - U[:, 1] * N[:, 0]
+    # all faces at once: centres and the half vectors right and up, in the world
+    C = center + (N * np.abs(N @ half)[:, None]) @ R.T
+    RU = (Rr * np.abs(Rr @ half)[:, None]) @ R.T
+    UU = (U * np.abs(U @ half)[:, None]) @ R.T
+    quads = np.stack([C - RU + UU, C + RU + UU, C + RU - UU, C - RU - UU], 1)
+    normals = N @ R.T
+    return [Face(outline=quads[k], normal=normals[k], quad=quads[k], **spec)
+            for k, (_, spec) in enumerate(specs)]
 
 
 def prism_faces(base_center, radius_bottom, radius_top, height, sides: int, colour,

@@ -8,6 +8,7 @@ pawn 18 across, 26 tall, Cubes stone 24 square and 6 thick (a flat two-sided til
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -128,16 +129,20 @@ def cube_orientation(faces: dict, rng: np.random.Generator, cube_set: str = DEFA
     from ``rng``. Returns (R, painted) where ``painted`` is None, or, when no real cube
     shows these faces, the faces themselves: then each direction is painted as given.
     """
-    body_label = cube_labels(cube_set)
-    ok = []
-    for R, seen in _VIEWS:
-        if all(want is None or body_label[seen[d]] == want for d, want in faces.items()):
-            ok.append(R)
+    ok = _matching_rotations(tuple(sorted(faces.items())), cube_set)
     if not ok:
         return np.eye(3), dict(faces)
-    if all(v is None for v in faces.values()):  # nothing known: a symbol up, as placed
-        ok = [R for R in ok if body_label[_VIEWS_BY_ID[id(R)]["up"]] != "blank"]
     return ok[int(rng.integers(len(ok)))], None
+
+
+@lru_cache(maxsize=4096)
+def _matching_rotations(faces: tuple, cube_set: str) -> tuple:
+    body_label = cube_labels(cube_set)
+    ok = [R for R, seen in _VIEWS
+          if all(want is None or body_label[seen[d]] == want for d, want in faces)]
+    if ok and all(v is None for _, v in faces):  # nothing known: a symbol up, as placed
+        ok = [R for R in ok if body_label[_VIEWS_BY_ID[id(R)]["up"]] != "blank"]
+    return tuple(ok)
 
 
 def cube_textures(rng: np.random.Generator, player: int, pieceset: PieceSet = SETS["default"]
@@ -202,6 +207,12 @@ def cube_solid(center, yaw_R: np.ndarray, R_body: np.ndarray, labels_by_body: di
 
 
 def cube_labels(cube_set: str = DEFAULT_SET) -> dict:
+    """Body normal -> symbol of a ``cube_set`` cube (a fresh dict: callers may change it)."""
+    return dict(_cube_labels(cube_set))
+
+
+@lru_cache(maxsize=8)
+def _cube_labels(cube_set: str) -> dict:
     home = dict(zip(FACES, CUBE_SETS[cube_set].home, strict=True))
     return {tuple(DIRECTIONS[d]): home[d] for d in FACES}
 
@@ -276,6 +287,15 @@ def pawn_solids(base, player: int, rng) -> list[Solid]:
 
 # --------------------------------------------------------------------------- stones
 
+@lru_cache(maxsize=4)
+def _stone_disc(size: int) -> np.ndarray:
+    disc = np.zeros((size * 4, size * 4), np.uint8)
+    cv2.circle(disc, (size * 2, size * 2), int(size * 1.62), 255, -1, cv2.LINE_AA)
+    d = cv2.resize(disc, (size, size), interpolation=cv2.INTER_AREA)[..., None] / 255.0
+    d.setflags(write=False)
+    return d
+
+
 def stone_top_texture(token: str, rng, pieceset: PieceSet = SETS["default"]) -> np.ndarray:
     """The top of a Cubes stone: ``W`` white; a player stone shows a disc, white with a
     black digit (active, upper-case letter) or black with a white digit (inactive), in a
@@ -289,9 +309,7 @@ def stone_top_texture(token: str, rng, pieceset: PieceSet = SETS["default"]) -> 
     active = token[0].isupper()
     tex = np.empty((size, size, 3), np.float32)
     tex[:] = colour
-    disc = np.zeros((size * 4, size * 4), np.uint8)
-    cv2.circle(disc, (size * 2, size * 2), int(size * 1.62), 255, -1, cv2.LINE_AA)
-    d = cv2.resize(disc, (size, size), interpolation=cv2.INTER_AREA)[..., None] / 255.0
+    d = _stone_disc(size)
     face_col = np.array([0.93, 0.93, 0.92] if active else [0.09, 0.09, 0.09], np.float32)
     digit_col = np.array([0.05, 0.05, 0.05] if active else [0.92, 0.92, 0.92], np.float32)
     tex = tex * (1 - d) + face_col * d
@@ -301,10 +319,12 @@ def stone_top_texture(token: str, rng, pieceset: PieceSet = SETS["default"]) -> 
 
 
 def stone_solid(center_bottom, yaw_R: np.ndarray, token: str, rng,
-                pieceset: PieceSet = SETS["default"]) -> Solid:
+                pieceset: PieceSet = SETS["default"], top: np.ndarray | None = None) -> Solid:
+    """A stone; ``top``: its top texture when made already (else from ``rng``)."""
     side = pieceset.stone_colours[COLOUR_LETTERS[token[0].upper()]] if token != "W" \
         else pieceset.white_side
-    top = stone_top_texture(token, rng, pieceset)
+    if top is None:
+        top = stone_top_texture(token, rng, pieceset)
     c = np.asarray(center_bottom, np.float64) + (0, 0, STONE_THICK_MM / 2)
     specs = {(0, 0, 1): {"texture": top, "gloss": 0.25, "shininess": 50.0, "label": token,
                          "direction": "up"}}

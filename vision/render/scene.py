@@ -50,6 +50,7 @@ class BoardSpec:
     cells: tuple[Cell, ...]
 
 
+@lru_cache(maxsize=16)
 def board_spec(game: str) -> BoardSpec:
     if game == "esoloe":  # ceramic 6 x 13 cm, five fields in a row
         cells = tuple(Cell(str(i), (i - 2) * 24.0, 0.0, 10.5) for i in range(5))
@@ -227,11 +228,26 @@ def _perimeter(spec, m, s):
 BOARD_PX_PER_MM = {"ceramic": 5.0, "leather": 4.0, "card": 3.5}
 
 
+_MEANS: dict = {}
+
+
+def mean_colour(texture: np.ndarray) -> np.ndarray:
+    """The texture's mean BGR (remembered: board textures are reused scene after scene)."""
+    hit = _MEANS.get(id(texture))
+    if hit is not None and hit[0] is texture:
+        return hit[1]
+    if len(_MEANS) > 64:
+        _MEANS.clear()
+    mean = np.array(cv2.mean(texture)[:3], np.float32)
+    _MEANS[id(texture)] = (texture, mean)
+    return mean
+
+
 def board_solid(board: Board, texture: np.ndarray) -> Solid:
     spec = board.spec
     half = np.array([spec.width / 2, spec.depth / 2, spec.thickness / 2])
     c = board.world(0, 0, spec.thickness / 2)
-    side = np.array(cv2.mean(texture)[:3], np.float32) * (
+    side = mean_colour(texture) * np.float32(
         0.85 if spec.material == "ceramic" else 0.6)
     gloss = {"ceramic": 0.9, "leather": 0.12, "card": 0.05}[spec.material]
     shin = {"ceramic": 180.0, "leather": 18.0, "card": 10.0}[spec.material]
