@@ -29,6 +29,12 @@ VECTORS = {"up": (0, 0, 1), "down": (0, 0, -1), "north": (0, 1, 0), "south": (0,
 SIDE_FACES = ("north", "south", "east", "west")
 
 
+def _cross(a, b) -> np.ndarray:
+    """a x b of two 3-vectors (numpy's cross is slow on single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]], float)
+
+
 def print_up(normal) -> np.ndarray:
     """Where the top of the print on the home cube's face with ``normal`` points."""
     return np.array([0.0, 1.0, 0.0]) if abs(normal[2]) > 0.5 else np.array([0.0, 0.0, 1.0])
@@ -80,7 +86,7 @@ def face_points(u: float, v: float, level: int, yaw: float, direction: str) -> n
     seen from above)."""
     n = np.array(VECTORS[direction], float)
     a = np.array([0.0, 0.0, 1.0]) if direction in SIDE_FACES else np.array([0.0, 1.0, 0.0])
-    b = np.cross(a, n)  # right of ``a`` seen from outside
+    b = _cross(a, n)  # right of ``a`` seen from outside
     r = CUBE_MM / 2
     local = np.array([r * n + r * (sa * a + sb * b) for sa, sb in
                       ((1, -1), (1, 1), (-1, 1), (-1, -1))])
@@ -122,7 +128,7 @@ def rotation_top(up: tuple[int, int, int], normal: tuple[int, int, int], quarter
     t = np.array(up, float)
     n = np.array(normal, float)
     for _ in range(quarter_turns % 4):
-        t = np.cross(t, n)
+        t = _cross(t, n)
     return tuple(int(round(x)) for x in t)
 
 
@@ -137,31 +143,25 @@ def warp(image: np.ndarray, image_pts: np.ndarray, order: list[int], size: int) 
 
 def hidden_fraction(points: np.ndarray, camera: np.ndarray, boxes: list[tuple]) -> float:
     """Share of sample points on a face (``points``: its 4 corners, board frame) whose line
-    of sight to ``camera`` passes through one of ``boxes`` ((u0, u1, v0, v1, z0, z1))."""
+    of sight to ``camera`` passes through one of ``boxes`` ((u0, u1, v0, v1, z0, z1)), by
+    the slab test."""
+    if not boxes:
+        return 0.0
     centre = points.mean(0)
-    samples = [centre + f * (p - centre) for f in (0.2, 0.6, 0.9) for p in points]
-    samples = np.array([*samples, centre])
-    hidden = 0
-    for s in samples:
-        d = camera - s
-        hidden += any(_crosses(s, d, box) for box in boxes)
-    return hidden / len(samples)
-
-
-def _crosses(s: np.ndarray, d: np.ndarray, box: tuple) -> bool:
-    """Whether the segment s + t d, 0 < t <= 1, passes through ``box`` (slab test)."""
-    tmin, tmax = 1e-6, 1.0
-    for ax in range(3):
-        lo, hi = box[2 * ax], box[2 * ax + 1]
-        if abs(d[ax]) < 1e-12:
-            if not lo <= s[ax] <= hi:
-                return False
-            continue
-        t0, t1 = sorted(((lo - s[ax]) / d[ax], (hi - s[ax]) / d[ax]))
-        tmin, tmax = max(tmin, t0), min(tmax, t1)
-        if tmin > tmax:
-            return False
-    return True
+    samples = np.array([centre] + [centre + f * (p - centre) for f in (0.2, 0.6, 0.9)
+                                   for p in points])
+    s = samples[:, None, :]
+    d = (camera - samples)[:, None, :]
+    b = np.asarray(boxes, float)
+    lo, hi = b[None, :, 0::2], b[None, :, 1::2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t0, t1 = (lo - s) / d, (hi - s) / d
+    parallel = np.abs(d) < 1e-12
+    inside = (s >= lo) & (s <= hi)
+    enter = np.where(parallel, np.where(inside, -np.inf, np.inf), np.minimum(t0, t1))
+    leave = np.where(parallel, np.where(inside, np.inf, -np.inf), np.maximum(t0, t1))
+    hit = np.maximum(enter.max(-1), 1e-6) <= np.minimum(leave.min(-1), 1.0)
+    return float(hit.any(1).mean())
 
 
 def decide(evidence: list[tuple[str, dict, dict | None]], cube_set: str,

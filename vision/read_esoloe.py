@@ -23,6 +23,8 @@ seen from straight above) gets player 0 with confidence 0.5 and the other as alt
 
 from __future__ import annotations
 
+from functools import cache
+
 import cv2
 import numpy as np
 
@@ -91,6 +93,25 @@ def _field_score(crop: np.ndarray, geom: Geometry, reference: float) -> float:
     return float(np.median(score))
 
 
+@cache
+def _outlines() -> list[tuple[float, np.ndarray, np.ndarray]]:
+    """Per turn tried: the top face's outline sample points and their normals, in the
+    rectified view's px (x east, y south), the cube centred at the origin."""
+    r = CUBE_MM / 2 * FACE_PX_PER_MM
+    t = np.linspace(-0.8, 0.8, 17) * r
+    out = []
+    for yaw in np.radians(np.arange(-MAX_YAW_DEG, MAX_YAW_DEG + 0.1, 3.0)):
+        c, s = np.cos(yaw), np.sin(yaw)
+        pts, normals = [], []
+        for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            n = np.array([c * nx + s * ny, -s * nx + c * ny])  # turned anticlockwise on board
+            along = np.array([-n[1], n[0]])
+            pts.append(n * r + t[:, None] * along)
+            normals.append(np.repeat(n[None], len(t), 0))
+        out.append((float(yaw), np.vstack(pts), np.vstack(normals)))
+    return out
+
+
 def _top_face(image: np.ndarray, H_top: np.ndarray, u: float, v: float,
               half: float) -> tuple[float, float, float]:
     """(u, v, yaw) of the top cube of the stack on the field centred at (u, v), whose top
@@ -108,27 +129,17 @@ def _top_face(image: np.ndarray, H_top: np.ndarray, u: float, v: float,
     view = cv2.GaussianBlur(view.astype(np.float32), (5, 5), 0)
     gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
-    r = CUBE_MM / 2 * ppm
-    t = np.linspace(-0.8, 0.8, 17) * r
+    steps = np.arange(-MAX_OFFSET_MM, MAX_OFFSET_MM + 0.1, 0.5) * ppm
+    shifts = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 1, 2) + side / 2
     best, best_score = (0.0, 0.0, 0.0), -1.0
-    for yaw in np.radians(np.arange(-MAX_YAW_DEG, MAX_YAW_DEG + 0.1, 3.0)):
-        c, s = np.cos(yaw), np.sin(yaw)
-        # edge sample points and normals in view px (x east, y south), the cube at the origin
-        pts, normals = [], []
-        for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            n = np.array([c * nx + s * ny, -s * nx + c * ny])  # turned anticlockwise on board
-            along = np.array([-n[1], n[0]])
-            pts.append(n * r + t[:, None] * along)
-            normals.append(np.repeat(n[None], len(t), 0))
-        pts, normals = np.vstack(pts), np.vstack(normals)
-        for dx in np.arange(-MAX_OFFSET_MM, MAX_OFFSET_MM + 0.1, 0.5) * ppm:
-            for dy in np.arange(-MAX_OFFSET_MM, MAX_OFFSET_MM + 0.1, 0.5) * ppm:
-                x = np.clip(np.round(pts[:, 0] + side / 2 + dx).astype(int), 0, side - 1)
-                y = np.clip(np.round(pts[:, 1] + side / 2 + dy).astype(int), 0, side - 1)
-                score = float(np.mean(np.abs(gx[y, x] * normals[:, 0] +
-                                             gy[y, x] * normals[:, 1])))
-                if score > best_score:
-                    best, best_score = (dx / ppm, dy / ppm, float(yaw)), score
+    for yaw, pts, normals in _outlines():
+        at = np.clip(np.round(pts[None] + shifts).astype(int), 0, side - 1)  # (shift, pt, 2)
+        x, y = at[..., 0], at[..., 1]
+        scores = np.abs(gx[y, x] * normals[:, 0] + gy[y, x] * normals[:, 1]).mean(1)
+        k = int(np.argmax(scores))
+        if scores[k] > best_score:
+            dx, dy = shifts[k, 0] - side / 2
+            best, best_score = (dx / ppm, dy / ppm, float(yaw)), float(scores[k])
     dx, dy, yaw = best
     return u + dx, v - dy, yaw
 
