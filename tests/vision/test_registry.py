@@ -29,3 +29,24 @@ def test_missing_crop_source_is_a_clear_error():
     spec = registry.ModelSpec("x", {"a": ("0",)}, registry.get("pips").input, "no.such:thing")
     with pytest.raises(LookupError, match="crop source 'no.such:thing' of model 'x'"):
         spec.crop_source()
+
+
+def test_train_all_runs_every_model_in_turn_with_its_own_report(monkeypatch, capsys):
+    import vision.train.__main__ as train_main
+
+    calls = []
+    monkeypatch.setattr(train_main, "_run", lambda args: calls.append(vars(args).copy()))
+    assert train_main.main(["all", "--epochs", "2", "--adapt", "IMG2019:0.5",
+                            "--report", "x.md"]) == 0
+    assert [c["name"] for c in calls] == list(registry.MODELS)
+    assert all(c["epochs"] == 2 and c["report"] is None for c in calls)
+    assert [c["adapt"] for c in calls] == [
+        "IMG2019:0.5" if registry.MODELS[c["name"]].real_dice_head else None for c in calls]
+    assert "; all " in capsys.readouterr().out
+
+
+def test_stone_model_reads_kind_digit_and_side():
+    spec = registry.get("stone")
+    assert spec.heads == {"kind": ("white", "blue", "red", "black", "orange"),
+                          "digit": ("2", "3", "4", "5", "6"), "side": ("active", "inactive")}
+    assert spec.grey_heads == ("digit",)

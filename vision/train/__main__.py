@@ -1,7 +1,9 @@
 """Retrain a crop classifier from the renderer's crops: ``python -m vision.train NAME``.
 
 Writes models/NAME.onnx and a report (held-out renders, real dice per source group for the
-pip model, size, latency on one thread) to out/train/NAME.md. See docs/training.md.
+pip model, size, latency on one thread) to out/train/NAME.md. ``python -m vision.train
+all`` retrains every model of the registry, one after the other, with the same options.
+See docs/training.md.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from vision.train.sources import CACHE, REPO, TEST_SEED_OFFSET
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
-    parser.add_argument("name", choices=sorted(MODELS), help="the model to train")
+    parser.add_argument("name", choices=[*sorted(MODELS), "all"],
+                        help="the model to train, or all of them")
     parser.add_argument("--train-size", type=int, help="rendered training crops")
     parser.add_argument("--test-size", type=int, help="held-out rendered crops")
     parser.add_argument("--epochs", type=int)
@@ -35,17 +38,33 @@ def main(argv: list[str] | None = None) -> int:
                              "if no accuracy falls by more than a point and it is not "
                              "slower")
     parser.add_argument("--models-dir", type=Path, default=REPO / "models")
-    parser.add_argument("--report", type=Path, help="default out/train/NAME.md")
+    parser.add_argument("--report", type=Path,
+                        help="default out/train/NAME.md (always that with 'all')")
     parser.add_argument("--cache", type=Path, default=CACHE,
                         help="rendered crops are kept here for the next run "
                              "(default out/cache; --no-cache to render afresh)")
     parser.add_argument("--no-cache", dest="cache", action="store_const", const=None)
     args = parser.parse_args(argv)
-    try:
-        return _run(args)
-    except (LookupError, OSError, ValueError) as err:
-        print(f"python -m vision.train: {err}", file=sys.stderr)
-        return 2
+    names = list(MODELS) if args.name == "all" else [args.name]
+    times = {}
+    for name in names:
+        start = time.perf_counter()
+        one = argparse.Namespace(**{
+            **vars(args), "name": name,
+            "report": None if args.name == "all" else args.report,
+            # with all, --adapt is for the models that have a real-dice head
+            "adapt": args.adapt if args.name != "all" or MODELS[name].real_dice_head else None,
+        })
+        try:
+            _run(one)
+        except (LookupError, OSError, ValueError) as err:
+            print(f"python -m vision.train: {name}: {err}", file=sys.stderr)
+            return 2
+        times[name] = time.perf_counter() - start
+    if len(names) > 1:
+        print("; ".join(f"{n} {t:.0f} s" for n, t in times.items())
+              + f"; all {sum(times.values()):.0f} s")
+    return 0
 
 
 def _run(args) -> int:

@@ -89,18 +89,20 @@ MODELS: dict[str, ModelSpec] = {
             source="vision.train.sources:cube_faces",
             description="one e-SOLO-e cube face, rectified: its symbol, the symbol's quarter "
                         "turns clockwise, and the cube's colour (player)",
+            train_size=8000,
+            test_size=1000,
             max_turn_deg=8.0,
             grey_heads=("symbol", "rotation"),
         ),
         ModelSpec(
             name="stone",
             heads={"kind": STONE_KINDS, "digit": STONE_DIGITS, "side": STONE_SIDES},
-            input=_rgb_spec(48),
+            input=_rgb_spec(40),
             source="vision.train.sources:stones",
             description="a Cubes stone: white or a colour, its digit and side",
             train_size=16000,
             test_size=1000,
-            epochs=20,
+            epochs=24,
             grey_heads=("digit",),
         ),
     ]
