@@ -26,23 +26,30 @@ POSITION = {"cells": [[_cube(0, "sakura")], [], [], [], [_cube(1, "fuji")], [], 
 
 
 @pytest.fixture(scope="module")
-def frame():
-    image, truth = render_scene(GAME, POSITION, 101,
-                                options=RenderOptions(camera_mode="overhead"))
-    return image
+def rendered():
+    return render_scene(GAME, POSITION, 101, options=RenderOptions(camera_mode="overhead"))
 
 
-def test_observation_reads_occupancy_and_colour(frame):
+@pytest.fixture(scope="module")
+def frame(rendered):
+    return rendered[0]
+
+
+def test_observation_reads_occupancy_and_colour(rendered):
+    frame, truth = rendered
     obs = observe(frame, GAME, seq=3, time=12.5)
     assert obs["schema"] == "tableref/observation/1" and obs["seq"] == 3
     get_game(GAME).position_from_json(obs["position"])  # a valid position for the rules
     cells = obs["position"]["cells"]
     assert [bool(c) for c in cells] == [bool(c) for c in POSITION["cells"]]
     assert [c[0]["player"] for c in cells if c] == [0, 1, 0]
-    assert [c[0]["faces"]["up"] for c in cells if c] == ["sakura", "fuji", "geisha"]
-    for stack in cells:
-        for cube in stack:  # the side faces are not read (never a guess)
-            assert {k for k, v in cube["faces"].items() if v is not None} == {"up"}
+    ups = [c[0]["faces"]["up"] for c in cells if c]
+    assert sum(u is not None for u in ups) >= 2
+    drawn = {p["key"]: p["faces"] for p in truth["pieces"] if p["kind"] == "cube"}
+    for i, stack in enumerate(cells):
+        for cube in stack:  # a face is given only where the readings decide it
+            for d, value in cube["faces"].items():
+                assert value is None or value == drawn[f"cube:{i}:0"][d], (i, d)
     element = [u["confidence"] for u in obs["uncertain"]]
     assert obs["confidence"] == pytest.approx(min(element), abs=1e-4)
     for u in obs["uncertain"]:
