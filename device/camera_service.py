@@ -123,11 +123,12 @@ def _synthetic_script(args: argparse.Namespace) -> dict:
 
 
 def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
-          progress=None) -> int:
+          progress=None, systemd: bool = True) -> int:
     """Runs until ``stop`` (a threading.Event) is set, or SIGTERM/SIGINT in the main
     thread. Returns the exit status. ``ready(publisher)`` is called once the source and the
     socket are up; ``ended`` (an Event) is set when a finite source comes to its end;
-    ``progress(tracker, observation or None)`` is called after every frame."""
+    ``progress(tracker, observation or None)`` is called after every frame. ``systemd``
+    False: no READY/WATCHDOG/STOPPING (``tableref run``: the referee speaks for both)."""
     import json
     import logging
     import sys
@@ -136,7 +137,8 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
     from pathlib import Path
 
     from device.referee_service import stop_on_signals
-    from device.sdnotify import Watchdog, notify
+    from device.sdnotify import Watchdog
+    from device.sdnotify import notify as sd_notify
     from device.sources import LatestFrame, SourceConfig, SourceError, open_source
     from device.stream import CurveServer, Publisher, StreamError
     from device.tracker import Tracker, TrackerConfig
@@ -173,7 +175,8 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
     tracker = Tracker(TrackerConfig(game=args.game, table=args.table, settle_s=args.settle_s,
                                     settle_frames=args.settle_frames, first_seq=first_seq))
     names = [n.strip() for n in args.players.split(",")] if getattr(args, "players", None) else None
-    watchdog = Watchdog()
+    notify = sd_notify if systemd else (lambda *lines: False)
+    watchdog = Watchdog() if systemd else None
     notify("READY=1", f"STATUS=publishing table {args.table} at {publisher.endpoint}")
     log.info("table %s: publishing the observations of the %s source at %s (first seq %d)",
              args.table, args.source, publisher.endpoint, first_seq)
@@ -185,11 +188,13 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
         deadline = time.monotonic() + getattr(args, "wait_subscriber", 0.0)
         while not stop.is_set() and not publisher.subscriptions and time.monotonic() < deadline:
             publisher.pump(timeout=0.05)
-            watchdog.tick()
+            if watchdog is not None:
+                watchdog.tick()
         latest = LatestFrame(source).start() if args.source in LIVE else None
         while not stop.is_set():
             publisher.pump()
-            watchdog.tick()
+            if watchdog is not None:
+                watchdog.tick()
             if finished:
                 stop.wait(0.1)
                 continue

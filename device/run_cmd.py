@@ -15,7 +15,9 @@ events socket, ``--observations`` stays on this machine by default (127.0.0.1).
 SIGTERM and SIGINT stop both (exit status 0); a setup failure of either is one line on
 standard error and exit status 2; a source that fails while running stops the referee too
 and gives exit status 1. Under systemd (Type=notify) the referee sends READY=1 once both
-are up. Top-level imports stay light (argparse only).
+are up and WATCHDOG=1 from its loop (the camera thread sends none: a hung referee must
+not be hidden by a live camera; a dead camera stops the whole process). Top-level
+imports stay light (argparse only).
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def pipeline(camera: argparse.Namespace, config, *, stop=None, ended=None, progr
     def camera_thread() -> None:
         try:
             result["camera"] = serve_camera(camera, stop=stop, ready=on_bound, ended=ended,
-                                            progress=progress)
+                                            progress=progress, systemd=False)
         except Exception:  # a fault of the camera's own code: logged, the table stops
             logging.getLogger("tableref.camera").exception("the camera service failed")
             result["camera"] = 1

@@ -76,7 +76,9 @@ def test_a_settled_scene_is_written_and_published_and_sigterm_stops_cleanly(
             msg = sub.recv(timeout=0.2)
             if msg is not None and msg.kind == "observation":
                 got = msg
-        assert got is not None, f"nothing received; camera said: {proc.stderr.read1()}"
+        if got is None:
+            proc.kill()
+            pytest.fail(f"nothing received; camera said: {proc.communicate()[1]}")
         assert got.topic == "t1" and got.body["seq"] == 500 and got.body["stable"] is True
         # the JSONL line: a valid observation of the rendered position
         lines = jsonl.read_text().splitlines()
