@@ -6,9 +6,9 @@ Per field, on the plane of the stones' tops (``STONE_TOP_MM`` above the board):
   profile dips along the stone's outline (``EDGE_MM`` from the field's centre) against
   its inside and against the bare paper (an empty field is flat up to its printed lines);
 - *player colour*: the stone top's corners, outside its central disc, show the player's
-  colour: their Lab against the paper's (the fields' own median look) is blue (b down),
-  red or orange (a up; orange has the larger hue angle) or black (dark, no hue); a
-  white stone's corners stay near the paper's look;
+  colour: balanced on the paper's white (the fields' median look), it is named by hue,
+  saturation and brightness (``_colour_of``); a white stone's corners are unsaturated
+  and light like the paper;
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
   kind / digit / side, ``vision.classifier.stone_token``) where that model exists. Without
@@ -19,7 +19,8 @@ Per field, on the plane of the stones' tops (``STONE_TOP_MM`` above the board):
 The players: which colour sits where and in what order is the table's set-up, not seen
 (the rules' default seating for the number of dependency cards seen, ``players`` of the
 calibration where it gives one); the dependency card before each seat (a white card with a
-large coloured disc, on the table beside the board) is read by its disc's colour.
+large coloured disc, on the table beside the board) is read by its disc's colour,
+balanced on the card's white.
 """
 
 from __future__ import annotations
@@ -40,91 +41,119 @@ LETTERS = {"blue": "B", "red": "R", "black": "K", "orange": "O"}
 SEAT_DIRECTIONS = {"south": (0.0, -1.0), "north": (0.0, 1.0), "east": (1.0, 0.0),
                    "west": (-1.0, 0.0)}
 CARD_REACH_MM = 225.0  # a dependency card's centre from the board's centre (about)
-STONE_EDGE = 6.0  # lightness dip (Lab L) along the outline that makes a field a stone
-COLOUR_MIN = 14.0  # corner colour score (Lab units) that makes a stone a player's
+CARD_DISC_MM = 45.0  # the disc's diameter on a dependency card
+STONE_EDGE = 10.0  # lightness dip (Lab L) along the outline that makes a field a stone
+SATURATED = 0.3  # saturation (balanced on the paper's white) of a player's colour
+DARK = 0.38  # brightness (1 = the paper's) under which an unsaturated patch is black
 PPM = 2.0  # px per mm of a field's crop
 
 
-def _colour_of(dL: float, da: float, db: float, L: float, chroma: float) -> tuple[str | None,
-                                                                                 float]:
-    """(colour, score) of a patch from its Lab against the paper's; None: no colour."""
-    scores = {"blue": -db - 0.3 * abs(da), "black": -dL - 2 * chroma,
-              "red": da - 0.5 * max(db - da, 0), "orange": min(da, db) * 0.8 + 0.4 * (db - da)}
-    if da > 8 and db > 8:  # red against orange by the hue angle of the departure
-        angle = np.degrees(np.arctan2(db, da))
-        red = angle < 52
-        scores["red" if red else "orange"] = max(da, db)
-        scores["orange" if red else "red"] = 0.0
-    best = max(scores, key=scores.get)
-    return (best if scores[best] >= COLOUR_MIN else None), float(scores[best])
+def _colour_of(bgr: np.ndarray, white: np.ndarray) -> tuple[str | None, float]:
+    """(player colour or None, confidence) of a patch's median ``bgr`` seen beside a
+    ``white`` one (paper, card stock) under the same light: the colour is balanced on the
+    white (each channel divided by it), then named by saturation, brightness and hue
+    (blue 180..260 degrees, red below 15 or from 330, orange 15..50, black: unsaturated
+    and dark); None for an unsaturated light patch (white stone, paper)."""
+    c = np.asarray(bgr, np.float32) / np.maximum(np.asarray(white, np.float32), 1.0)
+    v = float(c.max())
+    s = 1.0 - float(c.min()) / max(v, 1e-6)
+    hsv = cv2.cvtColor(np.clip(c, 0, 1).reshape(1, 1, 3), cv2.COLOR_BGR2HSV)[0, 0]
+    hue = float(hsv[0])
+    if s < SATURATED:
+        if v < DARK:
+            return "black", float(np.clip(0.5 + (DARK - v) / DARK, 0.5, 1.0))
+        return None, float(np.clip(0.5 + (SATURATED - s) / SATURATED, 0.5, 1.0))
+    conf = float(np.clip(0.5 + (s - SATURATED) / (2 * SATURATED), 0.5, 1.0))
+    if 180 <= hue < 260:
+        return "blue", conf
+    if hue < 15 or hue >= 330:
+        return "red", conf
+    if hue < 50:
+        return "orange", conf
+    return None, 0.5
 
 
 def _fields(image: np.ndarray, H: np.ndarray, geom: Geometry) -> list[dict]:
+    """Per field (row-major): the outline's lightness dip, the corners' colour (None:
+    none) and its score, and whether the disc is light (active side up)."""
     half = FIELD_MM / 2 - 1.0
     size = int(2 * half * PPM)
-    crops = [cv2.cvtColor(square_crop(image, H, u, v, half, size), cv2.COLOR_BGR2Lab)
-             .astype(np.float32) for _, u, v, _ in geom.cells]
+    crops = np.stack([square_crop(image, H, u, v, half, size) for _, u, v, _ in geom.cells])
+    lab = cv2.cvtColor(crops.reshape(-1, size, 3), cv2.COLOR_BGR2Lab).reshape(
+        len(crops), size, size, 3).astype(np.float32)
     yy, xx = (np.mgrid[:size, :size] + 0.5) / PPM - half
     r_sq = np.maximum(np.abs(xx), np.abs(yy))
+    rr = np.hypot(xx, yy)
     edge = (r_sq >= STONE_MM / 2 - 2.0) & (r_sq <= STONE_MM / 2 + 0.5)
     inner = (r_sq >= STONE_MM / 2 - 5.0) & (r_sq < STONE_MM / 2 - 2.5)
-    rr = np.hypot(xx, yy)
     corners = (r_sq <= STONE_MM / 2 - 1.0) & (rr >= 0.41 * STONE_MM + 1.0)
     disc = (rr >= 3.0) & (rr <= 0.41 * STONE_MM - 1.5)
     centre = r_sq <= 6.0
-    paper = np.median(np.stack([np.median(c[centre], axis=0) for c in crops]), axis=0)
+    L = lab[..., 0]
+    dip = np.median(L[:, inner], axis=1) - np.median(L[:, edge], axis=1)
+    cor = np.median(crops[:, corners].astype(np.float32), axis=1)  # BGR
+    disc_L = np.median(L[:, disc], axis=1)
+    paper = np.median(np.median(crops[:, centre].astype(np.float32), axis=1), axis=0)
+    paper_L = float(np.median(np.median(L[:, centre], axis=1)))
     out = []
-    for c in crops:
-        L = c[..., 0]
-        dip = float(np.median(L[inner]) - np.median(L[edge]))
-        cor = np.median(c[corners], axis=0)
-        dL, da, db = cor - paper
-        chroma = abs(cor[1] - 128) + abs(cor[2] - 128)
-        colour, score = _colour_of(dL, da, db, cor[0], chroma)
-        active = float(np.median(L[disc])) > 0.5 * (cor[0] + 255) * 0.5 + 30
-        out.append({"dip": dip, "colour": colour, "score": score, "active": active,
-                    "disc_L": float(np.median(L[disc]))})
+    for i in range(len(crops)):
+        colour, conf = _colour_of(cor[i], paper)
+        # the disc: white (active) or black (inactive); halfway between black and paper
+        active = disc_L[i] > 0.5 * paper_L
+        out.append({"dip": float(dip[i]), "colour": colour, "confidence": conf,
+                    "active": bool(active)})
     return out
 
 
 def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None, float]]:
     """Per seat, (colour of the dependency card's disc or None, confidence): near where a
-    card lies before that seat, the card is the largest bright region (white card stock);
-    its disc the pixels of its hull that are not card white, their colour taken against
-    the card's white (which cancels the light's colour)."""
+    card lies before that seat, the card is the largest region lighter than halfway
+    from the table's look to the lightest pixel, its disc the rest of the card's hull
+    (within a factor 3 of the disc's size); the disc's colour is balanced on the card's
+    white (which cancels the light's colour). No card or no colour seen: None, with a
+    confidence under 0.9 (the referee takes a card's colour as unknown then)."""
     out = {}
-    card_px = (62 / 2) * (88 / 2)  # the card's area at 2 mm a pixel
+    disc_px = np.pi * (CARD_DISC_MM / 4) ** 2  # the disc's area at 2 mm a pixel
+    card_px = (62 / 2) * (88 / 2)
+    half_board = 170.0
     for seat, (dx, dy) in SEAT_DIRECTIONS.items():
         u, v = dx * CARD_REACH_MM, dy * CARD_REACH_MM
         crop = square_crop(image, H_table, u, v, 80.0, 80)  # 2 mm a pixel
-        lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
+        lab = cv2.cvtColor(cv2.GaussianBlur(crop, (3, 3), 0), cv2.COLOR_BGR2Lab)
+        lab = lab.astype(np.float32)
+        # board millimetres of the crop's pixels: the board itself is no card
+        us = u - 80.0 + (np.arange(80) + 0.5) * 2.0
+        vs = v + 80.0 - (np.arange(80) + 0.5) * 2.0
+        off = ~((np.abs(vs)[:, None] <= half_board) & (np.abs(us)[None, :] <= half_board))
+        # the card stock: lighter than halfway from the table's median to the lightest
         L = lab[..., 0]
-        white = (0.5 * (np.median(L) + np.percentile(L, 99.5)) < L).astype(np.uint8)
+        level = 0.5 * (np.median(L[off]) + np.percentile(L[off], 99.5))
+        white = ((level < L) & off).astype(np.uint8)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(white)
         if count < 2:
-            out[seat] = (None, 1.0)
+            out[seat] = (None, 0.6)
             continue
         k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
         pts = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.int32)
         hull = np.zeros_like(white)
         cv2.fillConvexPoly(hull, cv2.convexHull(pts), 1)
-        area = int(hull.sum())
-        if not 0.5 * card_px <= area <= 1.6 * card_px:
-            out[seat] = (None, float(np.clip(abs(area / card_px - 1), 0.5, 1.0)))
-            continue
-        ref = np.median(lab[labels == k], axis=0)
         disc = (hull > 0) & (labels != k)
-        if disc.sum() < 0.15 * card_px:
+        err = abs(np.log(max(int(disc.sum()), 1) / disc_px))
+        if err > np.log(3.0) or not 0.5 * card_px <= hull.sum() <= 1.6 * card_px:
             out[seat] = (None, 0.6)
             continue
-        d = np.median(lab[disc], axis=0)
-        dL, da, db = d - ref
-        colour, score = _colour_of(dL, da, db, d[0], abs(d[1] - 128) + abs(d[2] - 128))
-        out[seat] = (colour, float(np.clip(score / (2 * COLOUR_MIN), 0.5, 1.0)))
+        bgr = crop.astype(np.float32)
+        colour, conf = _colour_of(np.median(bgr[disc], axis=0),
+                                  np.median(bgr[labels == k], axis=0))
+        out[seat] = (colour, conf if colour is not None else 0.6)
     return out
 
 
-def _players(cards: dict, calibration: dict | None) -> list[dict]:
+def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[dict]:
+    """The players: the calibration's ``players`` where given, else the rules' default
+    seating for the number of players the table shows (cards seen, the seats they lie
+    at: a card at the east side means four, at the west three; the colours of the stones
+    on the board and on the cards are all playing); each seat's dependency card."""
     from rules.registry import get_game
 
     seen = {seat: colour for seat, (colour, _) in cards.items() if colour is not None}
@@ -132,7 +161,9 @@ def _players(cards: dict, calibration: dict | None) -> list[dict]:
     if given:
         players = [dict(p) for p in given]
     else:
-        n = min(max(len(seen), 2), 4)
+        n = max(2, len(seen), len(colours | set(seen.values())),
+                4 if "east" in seen else 3 if "west" in seen else 2)
+        n = min(n, 4)
         state = get_game("cubes").initial_state(n_players=n)
         players = [{"colour": p["colour"], "seat": p["seat"]}
                    for p in state.position.to_json()["players"]]
@@ -148,7 +179,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     fields = _fields(image, H, geom)
     cards = _cards(image, plane(fix, geom, image, calibration, -geom.thickness))
     grid = [["."] * 10 for _ in range(10)]
-    reading = Reading({"grid": grid, "players": _players(cards, calibration)})
+    colours = {f["colour"] for f in fields if f["colour"] is not None}
+    reading = Reading({"grid": grid, "players": _players(cards, colours, calibration)})
     model = shared("stone")
     stones = []
     for i, f in enumerate(fields):
@@ -159,10 +191,11 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             continue
         if f["dip"] >= STONE_EDGE:
             grid[r][c] = "W"
-            conf = float(np.clip(0.5 + (f["dip"] - STONE_EDGE) / (2 * STONE_EDGE), 0.5, 1.0))
+            conf = float(np.clip(0.5 + (f["dip"] - STONE_EDGE) / (2.5 * STONE_EDGE), 0.5, 1.0))
             reading.add(conf, path, 0.9, [[".", round(1 - conf, 4)]])
         else:
-            conf = float(np.clip(0.5 + (STONE_EDGE - f["dip"]) / (2 * STONE_EDGE), 0.5, 1.0))
+            conf = float(np.clip(0.5 + (STONE_EDGE - f["dip"]) / (1.25 * STONE_EDGE), 0.5,
+                                 1.0))
             reading.add(conf, path, 0.9, [["W", round(1 - conf, 4)]])
     predictions = None
     if model is not None and stones:
@@ -175,7 +208,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         f = fields[i]
         letter = LETTERS[f["colour"]]
         letter = letter if f["active"] else letter.lower()
-        colour_conf = float(np.clip(f["score"] / (2 * COLOUR_MIN), 0.5, 1.0))
+        colour_conf = f["confidence"]
         if predictions is not None:
             token, conf = stone_token(predictions[k])
             digits = predictions[k]["digit"].top

@@ -32,6 +32,9 @@ def check(game: str, seed: int, parses: bool = True) -> list[str]:
         get_game(game).position_from_json(reading.position)
     want, have = elements(game, position), elements(game, reading.position)
     listed = {u["path"] for u in reading.uncertain}
+    for i, p in enumerate(reading.position.get("players") or []):  # Cubes: by seat
+        if f"players.{i}.dependency" in listed:
+            listed.add(f"dependency.{p['seat']}")
     wrong = [k for k, v in want.items() if have.get(k) != v]
     unlisted = [k for k in wrong if not any(p == k or k.startswith(p + ".")
                                             or p.startswith(k + ".") for p in listed)]
