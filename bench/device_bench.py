@@ -74,13 +74,10 @@ class Paced:
 
 
 def _camera_args(**extra) -> argparse.Namespace:
-    values = dict(game=GAME, table="t1", source="synthetic", path=None, device="0",
-                  size="1280x720", fps=FPS, loop=False, seed=SEED, plies=PLIES,
-                  view="overhead", lighting="even", settle_s=0.5, settle_frames=3,
-                  first_seq=1, players=None, jsonl=None, publish="tcp://127.0.0.1:*",
-                  wait_subscriber=10.0, curve_secret=None, curve_allowed=None)
-    values.update(extra)
-    return argparse.Namespace(**values)
+    from device.camera_service import options
+
+    return options(GAME, seed=SEED, plies=PLIES, fps=FPS, first_seq=1,
+                   publish="tcp://127.0.0.1:*", **{"wait_subscriber": 10.0, **extra})
 
 
 def _latency(frames, settles) -> list[dict]:

@@ -46,6 +46,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="public keys allowed to subscribe (the referee's): CURVE on")
 
 
+def options(game: str, **overrides) -> argparse.Namespace:
+    """``tableref camera --game GAME``'s arguments with its defaults, some replaced (for
+    the camera service run from code: ``tableref run``, the demo, the benchmark)."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--game", game])
+    unknown = set(overrides) - set(vars(args))
+    if unknown:
+        raise TypeError(f"not an option of tableref camera: {', '.join(sorted(unknown))}")
+    vars(args).update(overrides)
+    return args
+
+
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     """The game, table, frame source and tracker options (``tableref camera`` and
     ``tableref run`` share them)."""

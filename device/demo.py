@@ -193,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
     import threading
     import time
 
+    from device.camera_service import options
     from device.run_cmd import pipeline
     from rules import GAME_IDS
     from rules.records import export_text, list_records
@@ -211,13 +212,11 @@ def run(args: argparse.Namespace) -> int:
         args.plies = DEMO_PLIES.get(args.game, 12)
     expected = script_events(args.game, args.seed, args.plies)
     n_positions = len(scripted_positions(args.game, args.seed, args.plies))
-    camera = argparse.Namespace(
-        game=args.game, table="demo", source="synthetic", path=None, device="0",
-        size="1280x720", fps=4.0, loop=False, seed=args.seed, plies=args.plies,
-        view=args.view, lighting=args.lighting, settle_s=1.0, settle_frames=3,
-        first_seq=None, jsonl=None, players=",".join(DEMO_PLAYERS.get(args.game, ())) or None,
-        publish="tcp://127.0.0.1:*", wait_subscriber=30.0,
-        curve_secret=None, curve_allowed=None)
+    camera = options(
+        args.game, table="demo", seed=args.seed, plies=args.plies, view=args.view,
+        lighting=args.lighting, fps=4.0, settle_s=1.0,
+        players=",".join(DEMO_PLAYERS.get(args.game, ())) or None,
+        publish="tcp://127.0.0.1:*", wait_subscriber=30.0)
     from device.referee_service import ServiceConfig
 
     config = ServiceConfig(listen=[], tables=["demo"], record_dir=record_dir, web=args.web,

@@ -62,13 +62,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="ZMTP heartbeat interval; a peer silent for 3 of them is dead")
 
 
-def camera_args(args: argparse.Namespace, **overrides) -> argparse.Namespace:
+def camera_args(args: argparse.Namespace) -> argparse.Namespace:
     """The camera service's arguments taken from a run's."""
-    values = {name: getattr(args, name) for name in CAMERA_OPTIONS}
-    values.update(publish=args.observations, curve_secret=None, curve_allowed=None,
-                  wait_subscriber=10.0)
-    values.update(overrides)
-    return argparse.Namespace(**values)
+    from device.camera_service import options
+
+    values = {name: getattr(args, name) for name in CAMERA_OPTIONS if name != "game"}
+    return options(args.game, **values, publish=args.observations, wait_subscriber=10.0)
 
 
 def service_config(args: argparse.Namespace):
