@@ -62,3 +62,29 @@ def test_nudges_move_the_board_or_the_camera_between_moves():
     assert moved
     # within one pose nothing moves
     assert game.frame(0).truth["board"]["corners"] == game.frame(1).truth["board"]["corners"]
+
+
+def test_a_moving_hand_is_blurred_along_its_path():
+    import cv2
+
+    from vision.render.frame import render_scene
+    from vision.render.hands import Hand
+
+    game = _game()
+    moved = {"reach": [], "hold": []}  # hands move while the shutter is open, or hold
+    for i, st in enumerate(game.steps):
+        if st.phase in moved:
+            (hand,) = game.frame(i).truth["hands"]
+            moved[st.phase].append(float(np.linalg.norm(hand["motion_mm"])))
+    assert max(moved["reach"]) > 10 and max(moved["hold"]) == 0
+    opt = dict(camera_mode="oblique", effects=Effects.clean(), distortion=False,
+               board_pose=(0.0, 0.0, 0.0))
+    still = Hand((0.0, 0.0, 40.0), (-450.0, -150.0, 320.0))
+    sharpness = []
+    for hand in (still, Hand(still.tip, still.shoulder, motion=(25.0, 0.0, 0.0))):
+        img, truth = render_scene("esoloe", _positions()[0], 3,
+                                  options=RenderOptions(**opt, hands=(hand,)))
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        sharpness.append(float(np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0)).mean()))
+        assert truth["hands"]
+    assert sharpness[1] < 0.9 * sharpness[0], sharpness

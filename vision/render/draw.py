@@ -418,8 +418,8 @@ class Painter:
             self._darken(soft, 0.55)
 
     def _darken(self, soft: np.ndarray, strength: float) -> None:
-        k = 1 - np.float32(strength) * soft
-        self.canvas = self.canvas * k[..., None]
+        k = cv2.addWeighted(soft, -strength, soft, 0.0, 1.0)  # 1 - strength * soft
+        self.canvas = cv2.multiply(self.canvas, cv2.cvtColor(k, cv2.COLOR_GRAY2BGR))
 
     def _set_casters(self) -> None:
         """The pieces that may throw a shadow on another piece, per lamp and receiver:

@@ -9,6 +9,7 @@ the chain only quantises (for geometry tests).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -60,7 +61,7 @@ def random_effects(rng: np.random.Generator) -> Effects:
     )
 
 
-def _motion_kernel(length: float, deg: float) -> np.ndarray:
+def motion_kernel(length: float, deg: float) -> np.ndarray:
     n = int(np.ceil(length)) | 1
     k = np.zeros((n, n), np.float32)
     c = n // 2
@@ -83,9 +84,41 @@ def _unit_noise(rng: np.random.Generator, shape) -> np.ndarray:
     return s
 
 
+TILE = (720 + 160, 1280 + 160)
+
+
+@lru_cache(maxsize=1)
+def _noise_tile() -> np.ndarray:
+    """A fixed field of sensor noise, a little larger than a frame; each image takes a
+    window of it at a random offset (drawing fresh noise per frame cost more than the
+    rest of the imaging chain)."""
+    tile = _unit_noise(np.random.Generator(np.random.PCG64(20261123)), (*TILE, 3))
+    tile.setflags(write=False)
+    return tile
+
+
+def _noise(rng: np.random.Generator, shape) -> np.ndarray:
+    h, w = shape[:2]
+    th, tw = TILE
+    if h > th or w > tw:
+        return _unit_noise(rng, shape)
+    y, x = (int(v) for v in rng.integers(0, (th - h + 1, tw - w + 1)))
+    return _noise_tile()[y:y + h, x:x + w]
+
+
+@lru_cache(maxsize=8)
+def _radius2(h: int, w: int) -> np.ndarray:
+    """Squared distance from the centre, 0 there and 2 in the corners, (h, w, 3)."""
+    yy, xx = np.ogrid[-1:1:complex(0, h), -1:1:complex(0, w)]
+    r2 = cv2.cvtColor((xx * xx + yy * yy).astype(np.float32), cv2.COLOR_GRAY2BGR)
+    r2.setflags(write=False)
+    return r2
+
+
 def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
                   meter_mask: np.ndarray | None = None) -> np.ndarray:
-    """float32 BGR (about 0..1) -> uint8 BGR as the camera delivers it."""
+    """float32 BGR (about 0..1) -> uint8 BGR as the camera delivers it. (OpenCV's
+    whole-image operations throughout: numpy's take several times longer on a frame.)"""
     x = img
     gain = np.asarray(fx.wb, np.float32)
     if fx.auto_exposure:
@@ -95,36 +128,37 @@ def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
             else float(x[meter_mask].mean())
         gain = gain * np.float32(fx.exposure / max(mean, 1e-3))
     if fx.bloom > 0:
-        over = np.maximum(x - np.float32(1.0), np.float32(0.0))
-        if over.max() > 0:
-            h, w = x.shape[:2]
-            small = cv2.resize(over, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
-            glow = cv2.resize(cv2.GaussianBlur(small, (0, 0), 1.5), (w, h))
-            x = cv2.scaleAdd(glow, float(fx.bloom * 2), x)
-    x = cv2.multiply(x, (float(gain[0]), float(gain[1]), float(gain[2]), 0.0))
+        h, w = x.shape[:2]
+        small = cv2.resize(x, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+        over = cv2.threshold(small, 1.0, 0, cv2.THRESH_TOZERO)[1]
+        if over.max() > 0:  # the glow round what is brighter than white
+            glow = cv2.resize(cv2.GaussianBlur(over, (0, 0), 1.5), (w, h))
+            x = cv2.scaleAdd(glow, float(fx.bloom), x)
+    g = (float(gain[0]), float(gain[1]), float(gain[2]), 0.0)
+    if fx.vignette > 0:  # the lens darkens the corners: with the gains, one pass
+        r2 = _radius2(*x.shape[:2])
+        x = cv2.multiply(x, cv2.multiply(cv2.addWeighted(r2, -fx.vignette / 2, r2, 0.0, 1.0), g))
+    else:
+        x = cv2.multiply(x, g)
     if fx.saturation != 1.0 or fx.contrast != 1.0:
         # contrast about mid grey and saturation about each pixel's grey, in one step
         s, c = fx.saturation, fx.contrast
         grey = cv2.cvtColor(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         x = cv2.addWeighted(x, s * c, grey, (1 - s) * c, 0.45 * (1 - c))
-    # a soft shoulder instead of a hard clip for highlights
-    over = np.maximum(x - np.float32(0.8), np.float32(0.0))
-    # slope 1 at 0.8, tending to 1.0
-    x = np.minimum(x, np.float32(0.8)) + over / (1 + over * np.float32(5.0))
-    if fx.vignette > 0:
-        h, w = x.shape[:2]
-        yy, xx = np.ogrid[-1:1:complex(0, h), -1:1:complex(0, w)]
-        v = (1 - fx.vignette * (xx * xx + yy * yy) / 2).astype(np.float32)
-        x = cv2.multiply(x, cv2.merge([v, v, v]))
+    # a soft shoulder instead of a hard clip for highlights: slope 1 at 0.8, towards 1.0
+    low = cv2.threshold(x, 0.8, 0, cv2.THRESH_TRUNC)[1]  # min(x, 0.8)
+    over = cv2.subtract(x, low)
+    x = cv2.add(low, cv2.divide(over, cv2.addWeighted(over, 5.0, over, 0.0, 1.0)))
     if fx.focus_sigma > 0.05:
         x = cv2.GaussianBlur(x, (0, 0), fx.focus_sigma)
     if fx.motion_px > 1:
-        x = cv2.filter2D(x, -1, _motion_kernel(fx.motion_px, fx.motion_deg))
-    if fx.read_noise > 0 or fx.shot_noise > 0:
-        var = (np.maximum(x, np.float32(0)) * np.float32(fx.shot_noise)
-               + np.float32(fx.read_noise ** 2))
-        x = cv2.add(x, cv2.multiply(cv2.sqrt(var), _unit_noise(rng, x.shape)))
-    out = cv2.convertScaleAbs(np.maximum(x, np.float32(0)), alpha=255.0)
+        x = cv2.filter2D(x, -1, motion_kernel(fx.motion_px, fx.motion_deg))
+    if fx.read_noise > 0 or fx.shot_noise > 0:  # shot noise grows with the signal
+        grey = cv2.threshold(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY), 0.0, 0, cv2.THRESH_TOZERO)[1]
+        sd = cv2.sqrt(cv2.addWeighted(grey, float(fx.shot_noise), grey, 0.0,
+                                      float(fx.read_noise) ** 2))
+        x = cv2.add(x, cv2.multiply(cv2.cvtColor(sd, cv2.COLOR_GRAY2BGR), _noise(rng, x.shape)))
+    out = cv2.convertScaleAbs(cv2.threshold(x, 0.0, 0, cv2.THRESH_TOZERO)[1], alpha=255.0)
     if fx.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, fx.jpeg_quality])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)

@@ -26,6 +26,7 @@ from vision.render.scene import Scene, build_scene
 from vision.render.truth import build_truth
 
 START_TIME = 1763805600.0  # capture time of frame 0, seconds since the epoch
+SHUTTER = 0.35  # share of the frame interval the shutter is open (motion blur)
 
 
 @dataclass
@@ -98,6 +99,7 @@ class ScriptedGame:
     def _timeline(self, still_s, move_s, pose_of_move) -> list[_Step]:
         n_still = max(1, round(still_s * self.fps))
         n_reach = max(1, round(0.38 * move_s * self.fps))
+        self._n_reach = n_reach
         n_hold = max(2, round(0.24 * move_s * self.fps))
         steps = [_Step("still", 0, 0, None, 0.0, i) for i in range(n_still)]
         pose = 0
@@ -180,7 +182,14 @@ class ScriptedGame:
         hands = ()
         if st.move is not None:
             tip, seat = self._target(st.move)
-            hands = (hand_reach(make_rng(self.seed, "hand", st.move), tip, seat, st.progress),)
+            hand = hand_reach(make_rng(self.seed, "hand", st.move), tip, seat, st.progress)
+            step = {"reach": 1, "leave": -1}.get(st.phase, 0) / self._n_reach
+            if step:  # moving: where it is a shutter time (a third of a frame) later
+                later = hand_reach(make_rng(self.seed, "hand", st.move), tip, seat,
+                                   st.progress + step)
+                hand = replace(hand, motion=tuple(SHUTTER * (np.asarray(later.tip)
+                                                             - np.asarray(hand.tip))))
+            hands = (hand,)
         if hands:
             p = Painter.resume(scene, dist.canvas_camera, canvas, ids, records)
             draw_hands(p, hands)
