@@ -45,6 +45,7 @@ FACE_CONFIDENT = 0.9  # a face (or player) reading under this is listed in ``unc
 FACE_DECIDE = 0.9  # a face is given when orientations holding this much weight agree
 LABEL_FLOOR = 0.01  # the symbol head's probabilities are mixed with this much of uniform
 ROTATION_FLOOR = 0.02  # ... the rotation head's with this much (it is the less sure one)
+STEEP_DEG = 15.0  # a field seen within this of straight down: its top face is the blob
 MAX_YAW_DEG = 24.0  # a top face is sought turned this much at most (cubes sit square)
 MAX_OFFSET_MM = 2.5  # ... and this far off its field's centre
 MIN_FACING = 0.3  # cosine between a side face's normal and the line to the camera
@@ -112,16 +113,49 @@ def _outlines() -> list[tuple[float, np.ndarray, np.ndarray]]:
     return out
 
 
-def _top_face(image: np.ndarray, H_top: np.ndarray, u: float, v: float,
-              half: float) -> tuple[float, float, float]:
+def _blob_square(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half: float,
+                 material: str) -> tuple[float, float, float] | None:
+    """(u, v, yaw) of the cube as the dark blob (wood against the glaze, by
+    ``material_score`` and Otsu) holding the field's centre in the rectified view of the
+    field on the top plane (north up), by its ``minAreaRect``; None when the blob's size
+    is implausible. For a camera looking (nearly) straight down on the field only: seen
+    obliquely the side faces join the blob, which the field's window then cuts.)"""
+    ppm = FACE_PX_PER_MM
+    reach = half
+    side = int(round(2 * reach * ppm))
+    view = square_crop(image, H_top, u, v, reach, side)
+    score = cv2.GaussianBlur(material_score(view, material), (5, 5), 0)
+    _, dark = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    count, labels = cv2.connectedComponents(dark)
+    centre = labels[side // 2, side // 2]
+    if count < 2 or centre == 0:
+        return None
+    ys, xs = np.nonzero(labels == centre)
+    (x, y), (w, h), a = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    expected = CUBE_MM * ppm
+    if not (0.8 * expected <= min(w, h) and max(w, h) <= 1.5 * expected):
+        return None
+    # the view's y runs south: its clockwise angle is the board's anticlockwise yaw
+    yaw = (-float(np.radians(a)) + np.pi / 4) % (np.pi / 2) - np.pi / 4
+    return u - reach + (x + 0.5) / ppm, v + reach - (y + 0.5) / ppm, yaw
+
+
+def _top_face(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half: float,
+              material: str, steep: bool) -> tuple[float, float, float]:
     """(u, v, yaw) of the top cube of the stack on the field centred at (u, v), whose top
     face lies on the plane ``H_top``.
 
-    In the rectified view of the field on that plane (north up) the top face is an 18 mm
-    square whose outline is an edge all round (the bevel, and the change to the shaded
-    side faces or to what lies behind). The square is fitted by brightness gradient across
-    its outline over turns of +-``MAX_YAW_DEG`` and offsets of +-``MAX_OFFSET_MM``.
+    Seen from above (``steep``), the cube's blob (``_blob_square``). Otherwise, or without
+    a plausible blob, in the rectified view
+    of the field on that plane (north up) the top face is an 18 mm square whose outline is
+    an edge all round (the bevel, and the change to the shaded side faces or to what lies
+    behind): the square is fitted by brightness gradient across its outline over turns of
+    +-``MAX_YAW_DEG`` and offsets of +-``MAX_OFFSET_MM`` (in a view from above the field's
+    painted outline, 1.5 mm outside a centred cube, would compete).
     """
+    blob = _blob_square(image, H_top, u, v, half, material) if steep else None
+    if blob is not None:
+        return blob
     ppm = FACE_PX_PER_MM
     reach = half + 4.0
     side = int(round(2 * reach * ppm))
@@ -218,7 +252,9 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
             continue
         n = height.cubes
         H_top = frame.pose.plane_homography(n * CUBE_MM)
-        tu, tv, yaw = _top_face(image, H_top, u, v, half)
+        ray = frame.camera - np.array([u, v, n * CUBE_MM])
+        steep = np.hypot(ray[0], ray[1]) < np.tan(np.radians(STEEP_DEG)) * ray[2]
+        tu, tv, yaw = _top_face(image, H_top, u, v, half, geom.material, steep)
         player, pconf = _player(square_crop(image, H_top, tu, tv, CUBE_MM * 0.35, 16), glaze_a)
         field.update(height=n, height_confidence=height.confidence, player=player,
                      player_confidence=pconf, up=None,
