@@ -3,20 +3,25 @@
 Steps (``find_board``):
 
 1. At reduced resolution (``FIND_WIDTH`` pixels wide), candidate regions: the Otsu
-   threshold of ``material_score`` (glazed ceramic is bright and unsaturated) and the
-   regions Canny edges enclose at a few thresholds (``_candidate_masks``).
-2. A region whose convex hull reduces to a plausible convex quadrilateral (size, fill,
-   side ratio within what the board's aspect allows under perspective, gradient along
-   its outline) and on which the board's painted field outlines show
-   (``field_contrast``) is a candidate; the best weighed one wins (``coarse_quad``).
-3. At full resolution, each side is refined: along the side's normal the innermost
-   strong fall of brightness whose outside stays dark is found on many short profiles
-   (sub-pixel by a parabola through the gradient peak), a robust line is fitted to them,
-   kept only if it shows a stronger step than the old side, and adjacent lines intersect
-   in the sub-pixel corners (``refine``, three passes of narrowing reach).
-4. The corners are named (``name_corners``): the board's long sides run east-west
-   (aspect ratio); south is the candidate side nearest the image bottom (the camera
-   stands on the south side) or, when perspective shows it, the nearer (longer) one.
+   threshold of ``material_score`` and the regions Canny edges enclose (or form) at a
+   few thresholds (``_candidate_masks``). A region whose convex hull reduces to a
+   plausible convex quadrilateral (size, fill, side ratio within what the board's aspect
+   allows under perspective, gradient along its outline) is a candidate
+   (``coarse_candidates``, the best ``CANDIDATES``); on the Cubes board also as the
+   printed band's or grid's outline (``_insets``).
+2. Each candidate is fitted (``fit_model``): the game's edge model (``edge_model``: the
+   board's outline, its painted field outlines, frame line, grid, band, all known in
+   millimetres) is moved, by robust Gauss-Newton steps on the four corners (the 8
+   unknowns of the homography), onto the steps and thin lines found along each model
+   point's normal: the outline alone from a wide reach, then the painted lines within
+   less than half their spacing, sub-pixel. Pieces hide part of the model; the robust
+   weights leave those points out, the rest still fixes all four corners.
+3. The candidate whose painted lines show best where the fit puts them (``support``)
+   wins, if at least ``MIN_SUPPORT`` of them do: no board otherwise.
+4. The corners are named (``orient``): the turns the board's shape allows, narrowed by
+   its marks where it has them (``mark_turn``: 3andC's blue fields, Cubes' shaded
+   fields), then the one that puts north farthest up the image (the camera stands on
+   the players' south side).
 
 Sizes come from the renderer's board specification (``vision.render.scene.board_spec``),
 the one source of the games' board geometry; nothing is rendered at run time.
@@ -25,6 +30,7 @@ the one source of the games' board geometry; nothing is rendered at run time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -33,8 +39,17 @@ FIND_WIDTH = 640  # pixels; finding works on a frame scaled to this width
 CORNER_NAMES = ("nw", "ne", "se", "sw")
 PERSPECTIVE_RATIO = 1.15  # opposite sides this unequal: the longer one is nearer
 MIN_FILL = 0.68  # region area / its quad area (pieces on the edge notch the region)
-MIN_FIELD_CONTRAST = 0.1  # below this share of field outlines seen, it is not the board
-FIELD_PRIOR = 0.05  # a candidate's weight before its field outlines are seen
+CANDIDATES = 6  # coarse quads fitted per frame, best first
+MODEL_POINTS_PER_SIDE = 60  # edge model: points along the board's longer side
+MIN_STEP = 6.0  # grey levels: weakest outline step the fit uses
+MIN_LINE = 3.0  # grey levels: weakest painted line the fit uses
+PEAK_SHARE = 0.5  # an edge this share of the strongest one near it counts (nearest wins)
+MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the board
+CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
+CARD_BAND_MM = 7.25  # the Cubes board's printed band, inside the edge
+CARD_PITCH_MM = 30.0  # the Cubes board's grid
+LEATHER_LIP_MM = np.array([-0.35, 0.35])  # the light lip beside a leather groove
+MARK_MIN = 4.0  # colour levels: weakest mark difference that names a quarter turn
 
 
 @dataclass(frozen=True)
@@ -140,6 +155,7 @@ def _candidate_masks(small: np.ndarray, geom: Geometry):
     for lo in (12, 24, 48):
         edges = cv2.dilate(cv2.Canny(grey, lo, lo * 2.5), np.ones((3, 3), np.uint8))
         yield cv2.bitwise_not(edges)
+        yield edges
 
 
 def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
@@ -158,50 +174,19 @@ def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
     return float(np.mean(grad[pts[:, 1], pts[:, 0]] > 0.25))
 
 
-def _outline_points(geom: Geometry, grow: float) -> np.ndarray:
-    """Points (mm) along every field's outline, pushed out by ``grow`` mm."""
-    t = np.linspace(-0.8, 0.8, 7)
-    pts = []
-    for _, u, v, half in geom.cells:
-        h = half + grow
-        for a in t * h:
-            pts += [(u + a, v + h), (u + a, v - h), (u + h, v + a), (u - h, v + a)]
-    return np.asarray(pts, np.float64)
-
-
-def field_contrast(grey: np.ndarray, quad: np.ndarray, geom: Geometry) -> float:
-    """How well the fields' painted outlines show where ``quad`` (named corners, px of
-    ``grey``) puts them: the share of outline points (darkest within 1 mm) darker than
-    the same 3.5 mm inside (a plain surface scores nothing). The board's own pattern, so
-    a cube top, a plank or a plain rectangle is not taken for the board."""
-    H = cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
-                                    quad.astype(np.float32))
-
-    def sample(pts):
-        px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
-        px = px.astype(np.float32).reshape(1, -1, 2)
-        return cv2.remap(grey, px[..., 0], px[..., 1], cv2.INTER_LINEAR).ravel()
-
-    def darkest(grow: float) -> np.ndarray:  # within 1 mm of the outline grown by ``grow``
-        return np.min([sample(_outline_points(geom, grow + g))
-                       for g in (-1.0, -0.5, 0.0, 0.5, 1.0)], axis=0)
-
-    return float(np.mean(darkest(-3.5) - darkest(0.0) > 12.0))
-
-
-def coarse_quad(image: np.ndarray, geom: Geometry) -> np.ndarray | None:
-    """The board's quadrilateral (4, 2) in full-resolution px, unordered corners."""
+def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
+    """Quadrilaterals (4, 2) in full-resolution px, unordered corners, that may be the
+    board or its printed field block, best first (at most ``CANDIDATES``)."""
     h, w = image.shape[:2]
     scale = FIND_WIDTH / w
     small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    full_grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     grad = cv2.dilate(cv2.magnitude(gx, gy), np.ones((5, 5), np.uint8))
     grad /= max(float(np.percentile(grad, 99)), 1e-6)
     frame_area = float(grey.shape[0] * grey.shape[1])
-    best, best_score = None, 0.0
+    found: list[tuple[float, np.ndarray]] = []
     for mask in _candidate_masks(small, geom):
         contours, _ = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
@@ -217,146 +202,23 @@ def coarse_quad(image: np.ndarray, geom: Geometry) -> np.ndarray | None:
             support = _edge_support(grad, quad)
             if support < 0.5:
                 continue
-            named = name_corners((quad + 0.5) / scale - 0.5, geom)
-            contrast = field_contrast(full_grey, named, geom)
-            if contrast < MIN_FIELD_CONTRAST:
-                continue
-            s *= support * (FIELD_PRIOR + contrast) ** 2
-            if s > best_score:
-                best, best_score = quad, s
-    if best is None:
-        return None
-    return (best + 0.5) / scale - 0.5
-
-
-def _first_steps(prof: np.ndarray) -> np.ndarray:
-    """Per profile (row, inside to outside), the offset in samples (sub-pixel) of the
-    innermost strong fall whose outside stays dark: the board top's edge, not a thin
-    field line painted on it; NaN where there is none."""
-    n, m = prof.shape
-    drop = prof[:, :-1] - prof[:, 1:]  # fall in brightness between k and k + 1
-    top = drop.max(axis=1, keepdims=True)
-    k = np.arange(1, m - 2)  # candidate falls with both neighbours
-    g0, g1, g2 = drop[:, k - 1], drop[:, k], drop[:, k + 1]
-    # brightness 2..5 samples beyond the fall must not come back above its midpoint
-    padded = np.concatenate([prof, np.full((n, 6), -np.inf, prof.dtype)], axis=1)
-    beyond = np.max([padded[:, k + j] for j in range(2, 6)], axis=0)
-    mid = (prof[:, k] + prof[:, k + 1]) / 2
-    valid = (g1 >= 0.5 * top) & (g1 >= g0) & (g1 >= g2) & (beyond <= mid) & (top >= 4.0)
-    first = np.argmax(valid, axis=1)
-    rows = np.arange(n)
-    a, b, c = g0[rows, first], g1[rows, first], g2[rows, first]
-    denom = a - 2 * b + c
-    sub = np.where(np.abs(denom) > 1e-6, 0.5 * (a - c) / np.where(denom == 0, 1, denom), 0)
-    off = k[first] + 0.5 + np.clip(sub, -0.5, 0.5)
-    return np.where(valid.any(axis=1), off, np.nan)
-
-
-def _edge_points(grey: np.ndarray, p: np.ndarray, q: np.ndarray, inside: np.ndarray,
-                 reach: float) -> np.ndarray:
-    """Sub-pixel points of the strongest step across the side p-q (profiles along its
-    normal, from ``reach`` px inside to ``reach`` px outside)."""
-    d = q - p
-    length = float(np.linalg.norm(d))
-    d /= max(length, 1e-9)
-    n = np.array([-d[1], d[0]])
-    if np.dot(inside - (p + q) / 2, n) > 0:
-        n = -n  # n points outward
-    count = int(np.clip(length / 4, 8, 80))
-    t = np.linspace(0.12, 0.88, count) * length
-    offsets = np.arange(-reach, reach + 1, 1.0)
-    xs = p[0] + d[0] * t[:, None] + n[0] * offsets[None, :]
-    ys = p[1] + d[1] * t[:, None] + n[1] * offsets[None, :]
-    prof = cv2.remap(grey, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR)
-    off = _first_steps(prof)
-    strong = ~np.isnan(off)
-    off = offsets[0] + np.nan_to_num(off)
-    pts = np.stack([p[0] + d[0] * t + n[0] * off, p[1] + d[1] * t + n[1] * off], axis=1)
-    return pts[strong]
-
-
-def _intersect(l1, l2) -> np.ndarray | None:
-    (vx1, vy1, x1, y1), (vx2, vy2, x2, y2) = l1, l2
-    a = np.array([[vx1, -vx2], [vy1, -vy2]], np.float64)
-    if abs(np.linalg.det(a)) < 1e-6:
-        return None
-    s, _ = np.linalg.solve(a, np.array([x2 - x1, y2 - y1], np.float64))
-    return np.array([x1 + s * vx1, y1 + s * vy1])
-
-
-def _fit_line(pts: np.ndarray) -> np.ndarray:
-    """(vx, vy, x0, y0) of a robust line through ``pts``: a Huber fit, then refits on the
-    points near it (a shadow or a piece pulls the first fit only part of the way)."""
-    for _ in range(3):
-        line = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(4)
-        line = line.astype(np.float64)
-        dist = np.abs((pts[:, 0] - line[2]) * line[1] - (pts[:, 1] - line[3]) * line[0])
-        near = dist <= max(1.5, 2.0 * float(np.median(dist)))
-        if near.sum() < 5 or near.all():
+            found.append((s * support, (quad + 0.5) / scale - 0.5))
+    found.sort(key=lambda f: -f[0])
+    out: list[np.ndarray] = []
+    for _, quad in found:
+        size = np.sqrt(cv2.contourArea(quad.astype(np.float32)))
+        if all(_quad_distance(quad, q) > 0.05 * size for q in out):
+            out.append(quad)
+        if len(out) == CANDIDATES:
             break
-        pts = pts[near]
-    return line
-
-
-def _side_strength(grey: np.ndarray, line: np.ndarray, p: np.ndarray, q: np.ndarray,
-                   centre: np.ndarray) -> float:
-    """Step strength (``_step_strength``) of ``line`` between the feet of p and q on it."""
-    d = line[:2] / np.linalg.norm(line[:2])
-    o = line[2:]
-    a, b = o + d * np.dot(p - o, d), o + d * np.dot(q - o, d)
-    n = np.array([d[1], -d[0]])
-    if np.dot((a + b) / 2 - centre, n) < 0:
-        n = -n
-    return float(_step_strength(grey, a[None], b[None], n[None, None, :])[0])
-
-
-def _refine_once(grey: np.ndarray, quad: np.ndarray, reach: float) -> np.ndarray:
-    centre = quad.mean(axis=0)
-    lines = []
-    for i in range(4):
-        p, q = quad[i], quad[(i + 1) % 4]
-        pts = _edge_points(grey, p.copy(), q.copy(), centre, reach)
-        old = np.concatenate([q - p, p])
-        if len(pts) < 5:  # no edge seen: keep the side as it was
-            lines.append(old)
-            continue
-        line = _fit_line(pts)
-        # do no harm: keep the old side when the fit shows a weaker glaze-to-outside step
-        if _side_strength(grey, line, p, q, centre) < _side_strength(grey, old, p, q, centre):
-            line = old
-        lines.append(line)
-    out = quad.copy()
-    for i in range(4):
-        c = _intersect(lines[i - 1], lines[i])
-        if c is not None and np.linalg.norm(c - quad[i]) <= 3 * reach:
-            out[i] = c
     return out
 
 
-def _step_strength(grey: np.ndarray, p: np.ndarray, q: np.ndarray, n: np.ndarray):
-    """Per candidate line p[k]-q[k] (outward normal n): mean score 1..3 px inside minus
-    mean score 2..6 px outside (a thin painted line just outside barely counts)."""
-    t = np.linspace(0.1, 0.9, 24)
-    base = p[:, None, :] + (q - p)[:, None, :] * t[None, :, None]  # (k, 24, 2)
-    inside = [base - n * d for d in (1.0, 2.0, 3.0)]
-    outside = [base + n * d for d in (2.0, 3.0, 4.0, 5.0, 6.0)]
-
-    def mean(points):
-        pts = np.concatenate(points, axis=1).astype(np.float32)
-        return cv2.remap(grey, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR).mean(axis=1)
-
-    return mean(inside) - mean(outside)
-
-
-def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
-    """Corners refined by fitting a line to each side's brightness step, full resolution:
-    a wide search first, then narrower ones around the last fit."""
-    grey = cv2.GaussianBlur(material_score(image, geom.material), (3, 3), 0).astype(np.float32)
-    span = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
-    reach = float(np.clip(span * 0.15, 8, 40))
-    for r in (reach, max(reach / 3, 4.0), 3.0):
-        quad = _refine_once(grey, quad, r)
-    return quad
+def _quad_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean corner distance of two unordered quads (their best cyclic match)."""
+    a = a[np.argsort(np.arctan2(*(a - a.mean(0)).T[::-1]))]
+    b = b[np.argsort(np.arctan2(*(b - b.mean(0)).T[::-1]))]
+    return min(float(np.linalg.norm(np.roll(a, k, 0) - b, axis=1).mean()) for k in range(4))
 
 
 def name_corners(quad: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -388,20 +250,386 @@ def name_corners(quad: np.ndarray, geom: Geometry) -> np.ndarray:
     return np.array([nw, ne, se, sw])
 
 
+def _insets(geom: Geometry) -> tuple[float, ...]:
+    """How far inside the board's edge a coarse quad may lie: 0 (the edge), and for the
+    Cubes board its printed band's inner edge and its grid (the band is often as dark as
+    the table, the paper inside it the region that stands out)."""
+    if geom.material == "card":
+        return (0.0, CARD_BAND_MM, CARD_BAND_MM * 2 + 0.5)
+    return (0.0,)
+
+
+def _grown(quad: np.ndarray, geom: Geometry, inset: float) -> np.ndarray:
+    """Named corners of the board whose rectangle ``inset`` mm inside its edge is ``quad``."""
+    if inset == 0:
+        return quad
+    inner = geom.corners_mm() * [(geom.width / 2 - inset) / (geom.width / 2),
+                                 (geom.depth / 2 - inset) / (geom.depth / 2)]
+    H = cv2.getPerspectiveTransform(inner.astype(np.float32), quad.astype(np.float32))
+    return _project(H.astype(np.float64), geom.corners_mm())
+
+
+def fit_grey(image: np.ndarray) -> np.ndarray:
+    """The image the model fit reads: grey, float32, lightly smoothed."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return cv2.GaussianBlur(grey, (0, 0), 1.0)
+
+
+def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
+    """Named corners (nw, ne, se, sw) moved onto the board's edges and lines
+    (``fit_model``) in ``image`` (BGR uint8)."""
+    return fit_model(fit_grey(image), np.asarray(quad, np.float64), geom)
+
+
 def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     """The board's top-face corners in ``image`` (BGR uint8), or None when none is seen."""
-    quad = coarse_quad(image, geom)
-    if quad is None:
+    grey = fit_grey(image)
+    best = (0.0, None, None)
+    for quad in coarse_candidates(image, geom):
+        for inset in _insets(geom):
+            start = _grown(name_corners(quad, geom), geom, inset)
+            if not cv2.isContourConvex(start.astype(np.float32)):
+                continue
+            fitted = fit_model(grey, start, geom)
+            s = support(grey, fitted, geom)
+            if s > best[0]:
+                best = (s, fitted, start)
+    if best[1] is None:
         return None
-    quad = name_corners(quad, geom)
-    fine = refine(image, quad, geom)
-    area, fine_area = (cv2.contourArea(q.astype(np.float32)) for q in (quad, fine))
-    if not cv2.isContourConvex(fine.astype(np.float32)) or abs(fine_area / area - 1) > 0.3:
-        fine = quad  # the sides' fits went astray: keep the coarse corners
-    return BoardFix(fine, quad)
+    return BoardFix(orient(image, best[1], geom), best[2])
+
+
+def _cell_samples(image: np.ndarray, corners: np.ndarray, geom: Geometry,
+                  shrink: float = 0.6, k: int = 5) -> np.ndarray:
+    """(cells, k * k, 3) samples on a k x k grid inside each field (``shrink`` of it)."""
+    H = _H(corners, geom)
+    g = np.linspace(-shrink, shrink, k)
+    du, dv = (a.ravel() for a in np.meshgrid(g, g))
+    pts = np.concatenate([np.column_stack([u + du * h, v + dv * h])
+                          for _, u, v, h in geom.cells])
+    px = _project(H, pts).astype(np.float32).reshape(1, -1, 2)
+    img = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR)
+    return img.reshape(len(geom.cells), k * k, 3).astype(np.float64)
+
+
+def mark_turn(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
+    """The board's own marks on a quarter turn, where it has such marks: > 0 when the
+    corners' naming shows them where they belong, < 0 when a quarter turn does, 0 when
+    the board has none (or they do not show). 3andC: the blue fields a3, b2, c1 (the
+    NW-SE diagonal, not the NE-SW one); Cubes: the shaded fields, those whose row plus
+    column is odd."""
+    if geom.game == "esoloe-3andc":
+        from vision.render.scene import three_and_c_marks
+
+        blue = sorted(three_and_c_marks()[1])
+        if not blue:
+            return 0.0
+        hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+        s = _cell_samples(hsv, corners, geom, 0.95, 9)
+        blueness = 100 * np.mean((s[..., 0] >= 95) & (s[..., 0] <= 135) & (s[..., 1] > 50),
+                                 axis=1)  # per cent of the field glazed blue
+        turned = [3 * (i % 3) + 2 - i // 3 for i in blue]  # the fields a quarter turn on
+        return float(np.mean(blueness[blue]) - np.mean(blueness[turned]))
+    if geom.game == "cubes":
+        s = _cell_samples(image, corners, geom).mean(axis=2)
+        light = np.median(s, axis=1)
+        odd = np.array([sum(int(x) for x in name.split(",")) % 2 == 1
+                        for name, *_ in geom.cells])
+        return float(np.median(light[~odd]) - np.median(light[odd]))
+    return 0.0
+
+
+def orient(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """The fitted corners named nw, ne, se, sw: among the turns the board's shape allows
+    (any quarter turn for a square board, a half turn for an oblong one) and its marks
+    (``mark_turn``) allow, the one that puts north farthest up the image (the camera
+    stands on the players' south side: a camera turned more than 45 degrees from it
+    names a board without marks a quarter turn off)."""
+    square = geom.width == geom.depth
+    turns = [0, 1, 2, 3] if square else [0, 2]
+    if square:
+        m = mark_turn(image, corners, geom)
+        if abs(m) >= MARK_MIN:
+            turns = [0, 2] if m > 0 else [1, 3]
+
+    def upness(k: int) -> float:
+        c = np.roll(corners, k, axis=0)
+        d = (c[0] + c[1]) / 2 - c.mean(axis=0)
+        return float(-d[1] / max(np.linalg.norm(d), 1e-9))
+
+    return np.roll(corners, max(turns, key=upness), axis=0)
 
 
 def homography(fix: BoardFix, geom: Geometry) -> np.ndarray:
     """3x3 homography from board-top millimetres (u east, v north) to image px."""
     return cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
                                        fix.corners.astype(np.float32)).astype(np.float64)
+
+
+# --------------------------------------------------------------------------- the model fit
+
+@dataclass(frozen=True)
+class EdgeModel:
+    """What of a board the fit looks for, in board millimetres (u east, v north)."""
+
+    points: np.ndarray  # (N, 2) points on the board's edges and painted lines
+    normals: np.ndarray  # (N, 2) unit normals there
+    line: np.ndarray  # (N,) bool: a thin painted line (else a step: the board's outline)
+    outline: np.ndarray  # (N,) bool: on the board's outer edge
+    field: np.ndarray  # (N,) bool: on a field's own outline (pieces stand right by it)
+    polarity: float  # +1 light painted lines, -1 dark ones
+    spacing: float  # mm between the closest two parallel painted lines
+
+
+def _segments(geom: Geometry):
+    """(start, end, is a line, is a field's outline) of the board's outline and its
+    painted lines (mm); painted lines closer than 1.5 mm (a leather grid's neighbouring
+    outlines) are one, at their mean."""
+    w, d = geom.width / 2, geom.depth / 2
+
+    def rect(m: float) -> list:
+        return [((-w + m, d - m), (w - m, d - m)), ((w - m, d - m), (w - m, -d + m)),
+                ((w - m, -d + m), (-w + m, -d + m)), ((-w + m, -d + m), (-w + m, d - m))]
+
+    steps = rect(0.0)
+    lines: list = []  # (axis, coordinate, from, to, is a field's outline)
+    if geom.material == "card":  # Cubes: a band inside the edge, then a grid of lines
+        steps += rect(CARD_BAND_MM)
+        lo = min(u for _, u, _, _ in geom.cells) - CARD_PITCH_MM / 2
+        for k in range(int(round(-2 * lo / CARD_PITCH_MM)) + 1):
+            x = lo + k * CARD_PITCH_MM
+            lines += [("v", x, lo, -lo, False), ("h", x, lo, -lo, False)]
+    else:
+        if geom.material == "ceramic":
+            m = CERAMIC_FRAME_MM
+            lines += [("h", d - m, -w + m, w - m, False), ("h", -d + m, -w + m, w - m, False),
+                      ("v", w - m, -d + m, d - m, False), ("v", -w + m, -d + m, d - m, False)]
+        for _, u, v, h in geom.cells:
+            lines += [("h", v + h, u - h, u + h, True), ("h", v - h, u - h, u + h, True),
+                      ("v", u - h, v - h, v + h, True), ("v", u + h, v - h, v + h, True)]
+    segs = [(p, q, False, False) for p, q in steps]
+    for axis in ("h", "v"):
+        coords = sorted({round(e[1], 3) for e in lines if e[0] == axis})
+        groups: list[list[float]] = []
+        for c in coords:
+            if groups and c - groups[-1][-1] < 1.5:
+                groups[-1].append(c)
+            else:
+                groups.append([c])
+        mean = {c: float(np.mean(g)) for g in groups for c in g}
+        for c, a, b, f in sorted({(mean[round(c, 3)], a, b, f)
+                                  for ax, c, a, b, f in lines if ax == axis}):
+            segs.append(((a, c), (b, c), True, f) if axis == "h" else ((c, a), (c, b), True, f))
+    return segs
+
+
+@lru_cache(maxsize=8)
+def edge_model(geom: Geometry) -> EdgeModel:
+    """The board's edge model (``_segments``): points every 1/``MODEL_POINTS_PER_SIDE``
+    of its size along each segment, the ends (corners, crossings) left out."""
+    step = max(geom.width, geom.depth) / MODEL_POINTS_PER_SIDE
+    pts, nrm, line, outline, field = [], [], [], [], []
+    segs = _segments(geom)
+    for k, (a, b, is_line, is_field) in enumerate(segs):
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        length = float(np.linalg.norm(b - a))
+        n = max(int(length / step), 2)
+        t = (np.arange(n) + 0.5) / n
+        t = t[(t * length > 1.2) & ((1 - t) * length > 1.2)]
+        d = (b - a) / length
+        p = a + t[:, None] * (b - a)
+        if is_line and geom.material == "leather":
+            p = p + LEATHER_LIP_MM  # the embossed border's light lip, the line that shows
+        pts.append(p)
+        nrm.append(np.tile([-d[1], d[0]], (len(t), 1)))
+        line.append(np.full(len(t), is_line))
+        outline.append(np.full(len(t), k < 4))
+        field.append(np.full(len(t), is_field))
+    gaps = []
+    for axis in (0, 1):  # spacing of parallel painted lines
+        c = sorted({round(q[1 - axis], 3) for p, q, is_line, _ in segs
+                    if is_line and p[1 - axis] == q[1 - axis]})
+        gaps += [y - x for x, y in zip(c, c[1:], strict=False)]
+    return EdgeModel(np.concatenate(pts), np.concatenate(nrm), np.concatenate(line),
+                     np.concatenate(outline), np.concatenate(field),
+                     1.0 if geom.material == "leather" else -1.0,
+                     float(min(gaps)) if gaps else max(geom.width, geom.depth))
+
+
+def _project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    q = pts @ H[:2, :2].T + H[:2, 2]
+    w = pts @ H[2, :2] + H[2, 2]
+    return q / w[:, None]
+
+
+def _H(corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    return cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
+                                       corners.astype(np.float32)).astype(np.float64)
+
+
+def _search(grey: np.ndarray, px: np.ndarray, n: np.ndarray, reach: float, line: np.ndarray,
+            sign: np.ndarray, half: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Per point, the offset (px, along n) of a step (a box difference: a painted line
+    barely counts; ``sign`` +1 brighter along n, -1 darker, 0 either) or a painted line
+    (``sign`` +1 brighter than both sides ``half`` px away, -1 darker) within ``reach``,
+    sub-pixel, the nearest of those at least ``PEAK_SHARE`` of the strongest; and its
+    strength (grey levels)."""
+    r = int(np.ceil(reach)) + max(half, 6)
+    t = np.arange(-r, r + 1, dtype=np.float64)
+    xs = (px[:, 0:1] + n[:, 0:1] * t).astype(np.float32)
+    ys = (px[:, 1:2] + n[:, 1:2] * t).astype(np.float32)
+    prof = cv2.remap(grey, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.astype(np.float64)
+    m = prof.shape[1]
+    c = np.cumsum(np.pad(prof, ((0, 0), (1, 0))), axis=1)
+    k = np.arange(max(half, 6), m - max(half, 6))
+    # step between samples k and k + 1: mean of k+1..k+3 minus mean of k-2..k, and the
+    # same 3 px farther out on both sides (a thin painted line's flank is no step)
+    near = ((c[:, k + 4] - c[:, k + 1]) - (c[:, k + 1] - c[:, k - 2])) / 3
+    far = ((c[:, k + 7] - c[:, k + 4]) - (c[:, k - 2] - c[:, k - 5])) / 3
+    sg = np.where(sign[:, None] == 0, np.sign(near), sign[:, None])
+    step = np.minimum(sg * near, sg * far)
+    ridge = sign[:, None] * np.minimum(prof[:, k] - prof[:, k - half],
+                                       prof[:, k] - prof[:, k + half])
+    resp = np.where(line[:, None], ridge, step)
+    pos = np.where(line[:, None], k.astype(np.float64), k + 0.5)
+    resp = np.where(np.abs(pos - r) <= reach, resp, -np.inf)
+    # the peak nearest to where the model puts it among those at least half the
+    # strongest (a piece's or a shadow's edge a little farther off is often stronger)
+    top = resp.max(axis=1, keepdims=True)
+    left = np.pad(resp, ((0, 0), (1, 0)), constant_values=-np.inf)[:, :-1]
+    right = np.pad(resp, ((0, 0), (0, 1)), constant_values=-np.inf)[:, 1:]
+    peak = (resp >= left) & (resp >= right) & (resp >= PEAK_SHARE * top)
+    j = np.argmin(np.where(peak, np.abs(pos - r), np.inf), axis=1)
+    rows = np.arange(len(px))
+    best = np.nan_to_num(resp[rows, j], neginf=-1e9)
+    a = resp[rows, np.maximum(j - 1, 0)]
+    b = resp[rows, np.minimum(j + 1, resp.shape[1] - 1)]
+    a = np.where(np.isfinite(a), a, best)
+    b = np.where(np.isfinite(b), b, best)
+    den = a - 2 * best + b
+    sub = np.where(den < -1e-9, 0.5 * (a - b) / np.where(den < -1e-9, den, -1), 0.0)
+    return pos[rows, j] - r + np.clip(sub, -0.5, 0.5), best
+
+
+def _normals_px(H: np.ndarray, pts: np.ndarray, nrm: np.ndarray, px: np.ndarray):
+    d = _project(H, pts + 0.5 * nrm) - px
+    return d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+
+
+def _signs(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+           model: EdgeModel) -> np.ndarray:
+    """Per model point, the sign ``_search`` looks for: the painted lines' polarity; for
+    the outline and the other steps (the Cubes band), whether the image gets brighter
+    or darker across them where ``corners`` put them (each group by its median: the
+    pieces' and shadows' edges inside and outside mostly have the other sign)."""
+    H = _H(corners, geom)
+    px = _project(H, model.points)
+    n = _normals_px(H, model.points, model.normals, px)
+    inside = [px - n * d for d in (3.0, 2.0)]
+    outside = [px + n * d for d in (2.0, 3.0)]
+
+    def mean(points):
+        p = np.concatenate(points).astype(np.float32).reshape(1, -1, 2)
+        v = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR).reshape(2, -1)
+        return v.mean(axis=0)
+
+    contrast = mean(outside) - mean(inside)
+    sign = np.full(len(model.line), model.polarity)
+    for group in (model.outline, ~model.outline & ~model.line):
+        if group.any():
+            sign[group] = 1.0 if np.median(contrast[group]) > 0 else -1.0
+    if geom.material == "ceramic":  # white glaze: darker beyond (its side, its shadow)
+        sign[model.outline] = -1.0
+    return sign
+
+
+def _fit_step(grey, corners, geom, model, sel, reach, sign):
+    """One robust Gauss-Newton step of the corners (8 unknowns) that moves the model's
+    points ``sel`` onto the edges found within ``reach`` px along their normals."""
+    pts, nrm = model.points[sel], model.normals[sel]
+    H = _H(corners, geom)
+    px = _project(H, pts)
+    n = _normals_px(H, pts, nrm, px)
+    off, strength = _search(grey, px, n, reach, model.line[sel], sign[sel])
+    ok = strength >= np.where(model.line[sel], MIN_LINE, MIN_STEP)
+    if ok.sum() < 12:
+        return corners
+    J = np.empty((len(pts), 8))
+    for i in range(8):
+        c = corners.copy()
+        c.flat[i] += 0.5
+        J[:, i] = np.sum((_project(_H(c, geom), pts) - px) * n, axis=1) / 0.5
+    J, off = J[ok], off[ok]
+    scale = max(1.4826 * float(np.median(np.abs(off))), 0.7)
+    w = np.clip(1 - (off / (4.685 * scale)) ** 2, 0, None) ** 2  # Tukey
+    Jw = J * w[:, None]
+    delta = np.linalg.solve(Jw.T @ J + 1e-6 * np.eye(8), Jw.T @ off)
+    return corners + delta.reshape(4, 2)
+
+
+def _px_per_mm(corners: np.ndarray, geom: Geometry) -> float:
+    area = abs(cv2.contourArea(corners.astype(np.float32)))
+    return float(np.sqrt(area / (geom.width * geom.depth)))
+
+
+def fit_model(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+              wide: float | None = None) -> np.ndarray:
+    """Corners moved until the board's outline and painted lines (``edge_model``) lie on
+    the image's edges: the outline alone from ``wide`` px (default: 12 % of the board's
+    size) down; then the painted lines (and the Cubes band) alone (a shadow or the board's
+    side face next to the outline is often the stronger step), each within less than
+    half their spacing (the e-SOLO-e glaze's outline with them: its edge is crisp)."""
+    fine = edge_model(geom)
+    inner = _fine_points(geom, fine)
+    ppm = _px_per_mm(corners, geom)
+    size = ppm * max(geom.width, geom.depth)
+    wide = float(np.clip(0.12 * size, 4, 40)) if wide is None else wide
+    reach = float(np.clip(0.4 * fine.spacing * ppm, 1.5, 8))
+    steps = [(fine.outline, r) for r in (wide, wide / 2, wide / 4) if r > reach]
+    steps += [(inner, reach)] * 2 + [(inner, 1.5)] * 2
+    sign = _signs(grey, corners, geom, fine)
+    for sel, r in steps:
+        new = _fit_step(grey, corners, geom, fine, sel, r, sign)
+        if not cv2.isContourConvex(new.astype(np.float32)):
+            break
+        corners = new
+    return corners
+
+
+def _fine_points(geom: Geometry, model: EdgeModel) -> np.ndarray:
+    """The model points the fine fit uses (measured on renders): on the e-SOLO-e tiles
+    the outline alone (the glaze's edge is crisp; the cubes stand right by the fields'
+    outlines); on leather and card the painted lines (and the Cubes band), not the
+    outline (a shadow or the board's side face lies beside it), except on a board whose
+    fields reach its edge (Neunfeld): there the outline, not the lines along it."""
+    if geom.material == "ceramic":
+        return model.outline
+    w, d = geom.width / 2, geom.depth / 2
+    u, v = np.abs(model.points).T
+    along_edge = model.line & (((model.normals[:, 0] == 0) & (d - v < 2.0))
+                               | ((model.normals[:, 1] == 0) & (w - u < 2.0)))
+    inner = ~model.outline & ~along_edge
+    return inner | model.outline if along_edge.any() else inner
+
+
+def _pattern_points(geom: Geometry, model: EdgeModel) -> np.ndarray:
+    """The model points ``support`` checks: the fine fit's and the painted lines that
+    pieces rarely hide (the e-SOLO-e tiles' frame line, not their fields' outlines)."""
+    return _fine_points(geom, model) | (model.line & ~model.field)
+
+
+def support(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
+    """Share of the model points ``_pattern_points`` found within 1 px of where the
+    corners put them; 0 when under ``MIN_SUPPORT`` of the painted lines among them show
+    (the board's own pattern: a plank or a plain rectangle is not the board)."""
+    model = edge_model(geom)
+    H = _H(corners, geom)
+    sel = _pattern_points(geom, model)
+    pts = model.points[sel]
+    px = _project(H, pts)
+    n = _normals_px(H, pts, model.normals[sel], px)
+    line = model.line[sel]
+    off, strength = _search(grey, px, n, 2.0, line, _signs(grey, corners, geom, model)[sel])
+    ok = (strength >= np.where(line, MIN_LINE, MIN_STEP)) & (np.abs(off) <= 1.0)
+    return float(ok.mean()) if ok[line].mean() >= MIN_SUPPORT else 0.0

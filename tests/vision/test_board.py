@@ -6,7 +6,6 @@ import pytest
 
 from vision.board import CORNER_NAMES, find_board, geometry, homography, name_corners
 from vision.grid import assumed_camera, board_pose, cell_polygons
-from vision.measure import measure
 
 
 def _synthetic(corners: np.ndarray, geom=None, seed: int = 0) -> np.ndarray:
@@ -22,8 +21,10 @@ def _synthetic(corners: np.ndarray, geom=None, seed: int = 0) -> np.ndarray:
         H = cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
                                         big_corners.astype(np.float32))
         fields = cell_polygons(H, geom)
-        cv2.polylines(big, np.round(fields * 16).astype(np.int32), True, (140, 70, 30), 4,
-                      cv2.LINE_8, shift=4)
+        w, d = geom.width / 2 - 3.5, geom.depth / 2 - 3.5  # the frame line
+        frame = cv2.perspectiveTransform(np.array([[(-w, d), (w, d), (w, -d), (-w, -d)]]), H)
+        cv2.polylines(big, np.round(np.concatenate([fields, frame]) * 16).astype(np.int32),
+                      True, (140, 70, 30), 4, cv2.LINE_8, shift=4)
     img = cv2.resize(big, (1280, 720), interpolation=cv2.INTER_AREA)
     return cv2.add(img, rng.integers(0, 12, img.shape, dtype=np.uint8))
 
@@ -79,17 +80,68 @@ def test_pose_homography_matches_the_corner_homography():
     assert np.abs(cell_polygons(H, geom) - cell_polygons(H0, geom)).max() < 0.5
 
 
-@pytest.mark.parametrize("game, floor_found, ceiling_median", [
-    # measured on seeds 100..109 (python -m vision.measure --n 10 --camera overhead):
-    # esoloe 8/10 found, median 0.36 px; esoloe-tictactoe 6/10 (9/10 located, the rest
-    # named a quarter turn off), median 0.32 px
-    ("esoloe", 0.8, 0.6),
-    ("esoloe-tictactoe", 0.6, 0.6),
+def _render(game, seed, camera, **options):
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+
+    image, truth = render_scene(game, random_position(game, seed), seed,
+                                options=RenderOptions(camera_mode=camera, **options))
+    return image, np.array([truth["board"]["corners"][k] for k in CORNER_NAMES])
+
+
+# one render per game and camera mode (seeds from the tuning set 5000..5009, not the
+# measured 100.., see docs/vision.md)
+@pytest.mark.parametrize("game, camera, seed", [
+    ("esoloe", "overhead", 5001), ("esoloe", "oblique", 5004),
+    ("esoloe-tictactoe", "overhead", 5008), ("esoloe-tictactoe", "oblique", 5001),
+    ("esoloe-3andc", "overhead", 5009), ("esoloe-3andc", "oblique", 5004),
+    ("neunfeld", "overhead", 5002),
+    pytest.param("neunfeld", "oblique", 5009, marks=pytest.mark.xfail(
+        strict=True, reason="Neunfeld seen obliquely is mostly not found (docs/vision.md)")),
+    ("tyr", "overhead", 5005), ("tyr", "oblique", 5002),
+    ("cubes", "overhead", 5009), ("cubes", "oblique", 5002),
 ])
-def test_renders_overhead(game, floor_found, ceiling_median):
-    tally = measure(game, "overhead", 10)
-    assert tally.found_rate >= floor_found, tally.line()
-    assert float(np.median(tally.errors)) < ceiling_median, tally.line()
+def test_renders_board_found_subpixel(game, camera, seed):
+    image, want = _render(game, seed, camera)
+    fix = find_board(image, geometry(game))
+    assert fix is not None
+    err = np.linalg.norm(fix.corners - want, axis=1)
+    assert err.max() < 1.5, err
+
+
+@pytest.mark.parametrize("game, seed", [("esoloe-3andc", 5001), ("cubes", 5002)])
+def test_marks_name_a_board_turned_a_quarter(game, seed):
+    # turned 70 degrees on the table, north points left in the image: the camera rule
+    # alone would name it a quarter turn off; 3andC's blue fields and Cubes' shaded
+    # fields name it right
+    image, want = _render(game, seed, "overhead", board_pose=(0.0, 0.0, 70.0))
+    fix = find_board(image, geometry(game))
+    assert fix is not None
+    assert np.linalg.norm(fix.corners - want, axis=1).max() < 1.5
+
+
+def test_a_board_without_marks_is_named_by_the_camera_rule():
+    # tic-tac-toe's board is the same turned a quarter: north is the side farthest up
+    image, want = _render("esoloe-tictactoe", 5001, "overhead", board_pose=(0.0, 0.0, 70.0))
+    fix = find_board(image, geometry("esoloe-tictactoe"))
+    assert fix is not None
+    assert np.linalg.norm(fix.corners - np.roll(want, -1, axis=0), axis=1).max() < 1.5
+    north = (fix.corners[0] + fix.corners[1]) / 2 - fix.corners.mean(axis=0)
+    assert north[1] < -abs(north[0])
+
+
+def test_no_board_on_an_empty_table():
+    from vision.render.frame import RenderOptions, camera_for, render_scene
+    from vision.render.scene import build_scene
+
+    # the camera that sees the board in the middle of the table; the board moved away
+    game, seed, empty = "esoloe", 5001, {"cells": [[]] * 5}
+    camera = camera_for(build_scene(game, empty, seed), seed, RenderOptions())
+    image, truth = render_scene(game, empty, seed, camera,
+                                RenderOptions(board_pose=(700.0, 500.0, 0.0)))
+    corners = np.array(list(truth["board"]["corners"].values()))
+    assert (corners[:, 0] > 1280).all() or (corners[:, 1] < 0).all()  # out of view
+    assert find_board(image, geometry(game)) is None
 
 
 def test_cells_project_onto_the_rendered_fields():
