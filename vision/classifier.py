@@ -9,8 +9,9 @@ in the file's own metadata (``metadata_props``), under the key ``tableref``, as 
      "real_dice_training": null}
 
 ``real_dice_training`` (optional) names the real crops the model was trained on, as the
-arguments of ``vision.real_dice.split`` (group, fraction, seed), so every measurement on the
-real dice can leave exactly those out.
+arguments of ``vision.real_dice.split`` (group, fraction, seed), or a list of such, one
+per group (``vision.real_dice.trained_split``), so every measurement on the real dice can
+leave exactly those out.
 
 Input: one tensor ``input`` of shape (batch, channels, size, size), float32, BGR channel
 order (as OpenCV gives it; one grey channel when channels is 1), pixel / 255 then
@@ -108,7 +109,7 @@ EMBEDDING_OUTPUT = "embedding"
 
 
 def metadata_json(spec: InputSpec, heads: dict[str, Sequence[str]],
-                  real_dice_training: dict | None = None,
+                  real_dice_training: dict | list | None = None,
                   embedding_size: int | None = None) -> str:
     """The metadata value the exporter writes under METADATA_KEY (``embedding_size``: the
     length of the ``embedding`` output, None for a model without one)."""
@@ -181,7 +182,7 @@ class Classifier:
                                    tuple(map(float, data["input"]["mean"])),
                                    tuple(map(float, data["input"]["std"])))
             self.heads = {h["name"]: tuple(map(str, h["labels"])) for h in data["heads"]}
-            self.real_dice_training: dict | None = data.get("real_dice_training")
+            self.real_dice_training: dict | list | None = data.get("real_dice_training")
             embedding = data.get("embedding")
             self._embedding_output: str | None = (None if embedding is None
                                                   else str(embedding["output"]))
