@@ -129,11 +129,11 @@ def apply_effects(img: np.ndarray, fx: Effects, rng: np.random.Generator,
         gain = gain * np.float32(fx.exposure / max(mean, 1e-3))
     if fx.bloom > 0:
         h, w = x.shape[:2]
-        small = cv2.resize(x, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
-        over = cv2.threshold(small, 1.0, 0, cv2.THRESH_TOZERO)[1]
-        if over.max() > 0:  # the glow round what is brighter than white
+        over = cv2.threshold(cv2.subtract(x, (1.0, 1.0, 1.0, 0.0)), 0.0, 0, cv2.THRESH_TOZERO)[1]
+        over = cv2.resize(over, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+        if over.max() > 0:  # what is brighter than white glows round itself
             glow = cv2.resize(cv2.GaussianBlur(over, (0, 0), 1.5), (w, h))
-            x = cv2.scaleAdd(glow, float(fx.bloom), x)
+            x = cv2.scaleAdd(glow, float(fx.bloom * 2), x)
     g = (float(gain[0]), float(gain[1]), float(gain[2]), 0.0)
     if fx.vignette > 0:  # the lens darkens the corners: with the gains, one pass
         r2 = _radius2(*x.shape[:2])
