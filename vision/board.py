@@ -619,10 +619,11 @@ def _pattern_points(geom: Geometry, model: EdgeModel) -> np.ndarray:
     return _fine_points(geom, model) | (model.line & ~model.field)
 
 
-def support(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
-    """Share of the model points ``_pattern_points`` found within 1 px of where the
-    corners put them; 0 when under ``MIN_SUPPORT`` of the painted lines among them show
-    (the board's own pattern: a plank or a plain rectangle is not the board)."""
+def pattern_check(grey: np.ndarray, corners: np.ndarray,
+                  geom: Geometry) -> tuple[float, float, float]:
+    """Where ``corners`` put the board's pattern (``_pattern_points``) in ``grey``
+    (``fit_grey``): (share of its points whose edge or line lies within 1 px, the same
+    share of its painted lines alone, median offset in px of those found)."""
     model = edge_model(geom)
     H = _H(corners, geom)
     sel = _pattern_points(geom, model)
@@ -632,4 +633,13 @@ def support(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
     line = model.line[sel]
     off, strength = _search(grey, px, n, 2.0, line, _signs(grey, corners, geom, model)[sel])
     ok = (strength >= np.where(line, MIN_LINE, MIN_STEP)) & (np.abs(off) <= 1.0)
-    return float(ok.mean()) if ok[line].mean() >= MIN_SUPPORT else 0.0
+    shift = float(np.median(np.abs(off[ok]))) if ok.any() else np.inf
+    return float(ok.mean()), float(ok[line].mean()), shift
+
+
+def support(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
+    """Share of the board's pattern found in place (``pattern_check``); 0 when under
+    ``MIN_SUPPORT`` of its painted lines show (a plank or a plain rectangle of the
+    board's shape is not the board)."""
+    share, lines, _ = pattern_check(grey, corners, geom)
+    return share if lines >= MIN_SUPPORT else 0.0

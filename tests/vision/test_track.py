@@ -1,0 +1,74 @@
+"""Board tracking: a still board costs a check, a nudged one is re-fitted, a moved one
+found anew, a gone one lost."""
+
+import numpy as np
+import pytest
+
+from vision.board import CORNER_NAMES, geometry
+from vision.render.frame import RenderOptions, camera_for, render_scene
+from vision.render.scene import build_scene
+from vision.track import BoardTracker
+
+GAME, SEED = "esoloe-tictactoe", 5001
+POSITION = {"cells": [[]] * 9}
+
+
+@pytest.fixture(scope="module")
+def shoot():
+    """Frames of the board at poses (dx, dy mm, dyaw degrees) from where the seed puts
+    it, all by the same camera: (image, true corners)."""
+    base = build_scene(GAME, POSITION, SEED)
+    opt = RenderOptions(camera_mode="overhead")
+    camera = camera_for(base, SEED, opt)
+    x, y = base.board.center
+
+    def shoot(dx=0.0, dy=0.0, dyaw=0.0):
+        pose = (float(x + dx), float(y + dy), base.board.yaw + dyaw)
+        image, truth = render_scene(GAME, POSITION, SEED, camera,
+                                    RenderOptions(camera_mode="overhead", board_pose=pose))
+        return image, np.array([truth["board"]["corners"][k] for k in CORNER_NAMES])
+
+    return shoot
+
+
+def _err(track, want):
+    return np.linalg.norm(track.fix.corners - want, axis=1).max()
+
+
+def test_still_nudged_moved_and_gone(shoot):
+    tracker = BoardTracker(geometry(GAME))
+    image, want = shoot()
+    first = tracker.update(image)
+    assert first.status == "found" and _err(first, want) < 1.5
+    again = tracker.update(image)
+    assert again.status == "still" and again.fix is first.fix
+    # pushed 2 mm and turned a degree: re-fitted from the last corners
+    image, want = shoot(2.0, -1.5, 1.0)
+    nudged = tracker.update(image)
+    assert nudged.status == "moved" and _err(nudged, want) < 1.5
+    assert tracker.update(image).status == "still"
+    # pushed 60 mm: found anew
+    image, want = shoot(60.0, 20.0, 4.0)
+    moved = tracker.update(image)
+    assert moved.status == "found" and _err(moved, want) < 1.5
+    # taken off the table's view
+    image, _ = shoot(900.0, 700.0)
+    gone = tracker.update(image)
+    assert gone.status == "lost" and gone.fix is None
+
+
+def test_a_hand_over_the_board_keeps_the_fix():
+    from vision.render.positions import random_position
+    from vision.render.script import ScriptedGame
+
+    positions = [random_position(GAME, SEED, plies) for plies in (0, 1)]
+    script = ScriptedGame(GAME, positions, SEED, nudge=0.0, still_s=0.5,
+                          options=RenderOptions(camera_mode="overhead"))
+    tracker = BoardTracker(geometry(GAME))
+    statuses = set()
+    for frame in script:
+        track = tracker.update(frame.image)
+        statuses.add(track.status)
+        want = np.array([frame.truth["board"]["corners"][k] for k in CORNER_NAMES])
+        assert track.fix is not None and _err(track, want) < 1.5, (frame.index, track.status)
+    assert statuses <= {"found", "still", "moved", "hidden"} and "found" in statuses

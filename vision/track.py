@@ -1,0 +1,148 @@
+"""Frame-to-frame tracking of a found board: ``BoardTracker(geom).update(image)``.
+
+Finding a board anew (``vision.board.find_board``) costs a few hundred milliseconds; a
+camera on a stand mostly sees the board where it was. Per frame the tracker checks the
+last fix first, on a crop round it only:
+
+- **still**: the board's pattern (``vision.board.pattern_check``: its outline and
+  painted lines) shows where the last corners put it, about as much as when it was
+  found, and within ``STILL_PX`` (median): the last fix stands, nothing else is done;
+- **hidden**: what shows is in place, but less of it (a hand over the board): the last
+  fix stands;
+- **moved**: it shows shifted (the board was pushed, the camera knocked a little): the
+  corners are re-fitted from the last ones (``fit_model``, edges looked for up to
+  ``NUDGE_PX`` away) and kept if the pattern shows as well again;
+- **found**: too little shows: the board is found anew in the whole frame (it or the
+  camera moved farther);
+- **lost**: not found either: no fix (the next frame checks the last fix again first).
+
+``python -m vision.track`` measures it on scripted games (``vision.render.ScriptedGame``:
+hands over the board, the board pushed and the camera knocked between moves).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.board import (
+    CORNER_NAMES,
+    BoardFix,
+    Geometry,
+    find_board,
+    fit_grey,
+    fit_model,
+    geometry,
+    pattern_check,
+)
+
+STILL_SHARE = 0.85  # of the pattern share seen when found: nothing moved
+STILL_PX = 0.35  # median offset of the pattern's edges beyond which the board moved
+HIDDEN_SHARE = 0.35  # of that share still in place: a hand hides the rest
+NUDGE_PX = 12.0  # how far a re-fit looks for the edges of a board that moved a little
+MARGIN_PX = 10  # crop margin round the board beyond the re-fit's reach and profiles
+
+
+@dataclass(frozen=True)
+class Track:
+    fix: BoardFix | None  # the board's corners now (the last ones while it is hidden)
+    status: str  # still, moved, hidden, found, lost
+
+
+class BoardTracker:
+    """Follows one game's board from frame to frame (``update``)."""
+
+    def __init__(self, geom: Geometry):
+        self.geom = geom
+        self.last: BoardFix | None = None
+        self.reference = 0.0  # pattern share when the last fix was made
+
+    def _crop(self, image: np.ndarray, corners: np.ndarray):
+        """(fit grey of the crop round ``corners``, the crop's origin in the frame)."""
+        h, w = image.shape[:2]
+        pad = NUDGE_PX + MARGIN_PX
+        x0, y0 = np.maximum(np.floor(corners.min(axis=0) - pad), 0).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=0) + pad).astype(int)
+        x1, y1 = min(x1, w), min(y1, h)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return None, np.zeros(2)
+        return fit_grey(image[y0:y1, x0:x1]), np.array([x0, y0], np.float64)
+
+    def _keep(self, fix: BoardFix, share: float, status: str) -> Track:
+        self.last, self.reference = fix, share
+        return Track(fix, status)
+
+    def update(self, image: np.ndarray) -> Track:
+        """The board in ``image`` (BGR uint8, the frame after the last one given)."""
+        geom = self.geom
+        if self.last is not None:
+            grey, origin = self._crop(image, self.last.corners)
+            if grey is not None:
+                corners = self.last.corners - origin
+                share, _, shift = pattern_check(grey, corners, geom)
+                if shift <= STILL_PX and share >= STILL_SHARE * self.reference:
+                    return Track(self.last, "still")
+                if shift <= STILL_PX and share >= HIDDEN_SHARE * self.reference:
+                    return Track(self.last, "hidden")  # what shows is in place
+                fitted = fit_model(grey, corners, geom, wide=NUDGE_PX)
+                new_share, _, _ = pattern_check(grey, fitted, geom)
+                if new_share >= STILL_SHARE * self.reference:
+                    return self._keep(BoardFix(fitted + origin, self.last.corners),
+                                      new_share, "moved")
+        fix = find_board(image, geom)
+        if fix is None:
+            return Track(None, "lost")
+        grey, origin = self._crop(image, fix.corners)
+        return self._keep(fix, pattern_check(grey, fix.corners - origin, geom)[0], "found")
+
+
+def measure(game: str, seed: int, moves: int, camera: str) -> dict:
+    """Track a scripted game of ``moves`` random moves; per status: frames, ms per frame,
+    frames whose corners are off the truth by over 1.5 px (max corner)."""
+    from vision.render.frame import RenderOptions
+    from vision.render.positions import random_position
+    from vision.render.script import ScriptedGame
+
+    positions = [random_position(game, seed, plies) for plies in range(moves + 1)]
+    script = ScriptedGame(game, positions, seed, nudge=0.5,
+                          options=RenderOptions(camera_mode=camera))
+    tracker = BoardTracker(geometry(game))
+    out: dict = {}
+    for frame in script:
+        t0 = time.perf_counter()
+        track = tracker.update(frame.image)
+        ms = 1000 * (time.perf_counter() - t0)
+        row = out.setdefault(track.status, {"frames": 0, "ms": 0.0, "off": 0})
+        row["frames"] += 1
+        row["ms"] += ms
+        if track.fix is not None:
+            want = np.array([frame.truth["board"]["corners"][k] for k in CORNER_NAMES])
+            row["off"] += bool(np.linalg.norm(track.fix.corners - want, axis=1).max() > 1.5)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.track", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", default="esoloe,esoloe-tictactoe,tyr,cubes")
+    parser.add_argument("--camera", default="overhead,oblique")
+    parser.add_argument("--seeds", default="100,101")
+    parser.add_argument("--moves", type=int, default=4)
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    for game in args.games.split(","):
+        for camera in args.camera.split(","):
+            for seed in (int(s) for s in args.seeds.split(",")):
+                rows = measure(game, seed, args.moves, camera)
+                cells = [f"{k} {v['frames']} ({v['ms'] / v['frames']:.1f} ms, off {v['off']})"
+                         for k, v in sorted(rows.items())]
+                print(f"{game:17s} {camera:8s} seed {seed}: " + ", ".join(cells), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
