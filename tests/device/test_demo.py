@@ -44,6 +44,11 @@ def test_compare_finds_missed_and_false_events_and_ignores_unclear():
     assert [e["event"] for e in missed] == ["violation", "corrected"]
     assert false == [seen[3]]
     assert compare(script, script) == (script, [], [])
+    # a move named in part (the faces the camera did not see left open) is the scripted one
+    partial = [_event("move", move="0:a1:S/?"), _event("move", move="1:b1:?")]
+    full = [_event("move", move="0:a1:S/fN"), _event("move", move="1:b1:G/sE")]
+    assert compare(full, partial) == (partial, [], [])
+    assert compare(full, [_event("move", move="0:a1:G/?")])[2]  # a wrong up face is false
 
 
 def test_demo_runs_the_pipeline_announces_and_records(tmp_path, capsys):
