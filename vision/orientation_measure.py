@@ -1,13 +1,15 @@
 """Measure stacks, faces and orientation of the e-SOLO-e reader on renders.
 
     python -m vision.orientation_measure --n 12 --cameras overhead,30,45,60,45+back
+    python -m vision.orientation_measure --game esoloe-tictactoe --cameras 45,45+back
 
 Per camera set-up: a front camera (seated south, azimuth 0 +- 10 degrees) looking down
 (``overhead``: 0..6 degrees from vertical) or tilted 30, 45 or 60 degrees, 350..700 mm from
 the board, a Pi lens (53..66 degrees, mild barrel); ``T+back`` adds a second camera at the
 same tilt seated north (azimuth 180), its observation turned into the board's frame and
-fused (``vision.fuse``). Positions: random ``esoloe`` playouts of 8..14 placements (stacks
-of 1..4); seeds ``start .. start + n - 1`` for position, lighting and camera.
+fused (``vision.fuse``). Positions: random playouts of 8..14 placements (``esoloe``:
+stacks of 1..4; ``--game`` another of the family); seeds ``start .. start + n - 1`` for
+position, lighting and camera.
 
 Counted: stack heights over the occupied fields (and the wrong ones read with >= 0.9
 confidence); over the cubes of stacks read at the right height, each cube's six faces
@@ -30,6 +32,7 @@ from vision.fuse import fuse, half_turn
 from vision.read_esoloe import read
 
 GAME = "esoloe"
+FAMILY = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
 
 
 @dataclass
@@ -97,19 +100,20 @@ def _observation(image, truth, geom, board: str, north: bool) -> dict | None:
     return half_turn(obs) if north else obs
 
 
-def measure(setup: str, n: int, start: int = 100, board: str = "truth") -> Tally:
+def measure(setup: str, n: int, start: int = 100, board: str = "truth",
+            game: str = GAME) -> Tally:
     from vision.render.effects import random_effects
     from vision.render.frame import RenderOptions, photograph
     from vision.render.positions import random_position
     from vision.render.rng import make_rng
     from vision.render.scene import build_scene
 
-    geom = geometry(GAME)
+    geom = geometry(game)
     tally = Tally(setup)
     for seed in range(start, start + n):
         plies = int(make_rng(seed, "orientation-plies").integers(8, 15))
-        position = random_position(GAME, seed, plies=plies)
-        scene = build_scene(GAME, position, seed)
+        position = random_position(game, seed, plies=plies)
+        scene = build_scene(game, position, seed)
         fx = random_effects(make_rng(seed, "effects"))
         tally.frames += 1
         observations = []
@@ -143,7 +147,7 @@ def _count(tally: Tally, obs: dict, position: dict) -> None:
             tally.cubes += 1
             tally.player_ok += cube["player"] == true["player"]
             right = wrong = 0
-            for d, value in cube["faces"].items():
+            for d, value in (cube.get("faces") or {}).items():
                 if value is None:
                     tally.faces_null += 1
                 elif value == true["faces"][d]:
@@ -165,10 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=12)
     parser.add_argument("--start", type=int, default=100)
     parser.add_argument("--board", choices=("truth", "found"), default="truth")
+    parser.add_argument("--game", choices=FAMILY, default=GAME)
     args = parser.parse_args(argv)
     print(HEADER)
     for setup in args.cameras.split(","):
-        print(measure(setup, args.n, args.start, args.board).row(), flush=True)
+        print(measure(setup, args.n, args.start, args.board, args.game).row(), flush=True)
     return 0
 
 

@@ -1,5 +1,6 @@
 """Two cameras fused: a front and a back camera together see more faces than one."""
 
+import numpy as np
 import pytest
 
 from rules.cube import FACES
@@ -11,7 +12,8 @@ from tests.vision.test_read_esoloe import (
     shoot,
 )
 from vision.board import geometry
-from vision.fuse import fuse, half_turn
+from vision.fuse import fuse, fuse_images, half_turn
+from vision.observe import ObserveError, observe
 from vision.read_esoloe import read
 
 
@@ -80,3 +82,14 @@ def test_front_and_back_cameras_fill_faces_the_front_leaves_null():
     assert [len(s) for s in fused] == [len(s) for s in POSITION["cells"]]
     assert_faces_true(fused, POSITION)
     assert given_faces(fused) > given_faces(front.position["cells"])
+
+
+def test_fuse_images_leaves_out_a_frame_it_cannot_read():
+    image, _ = shoot(POSITION, 0, 0)
+    blank = np.zeros_like(image)
+    obs = fuse_images(blank, image, GAME, seats=("north", "south"))
+    assert obs["position"] == observe(image, GAME)["position"]
+    with pytest.raises(ObserveError, match="blank"):
+        fuse_images(blank, blank, GAME)
+    with pytest.raises(ValueError, match="seat"):
+        fuse_images(image, image, GAME, seats=("south", "west"))
