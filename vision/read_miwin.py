@@ -8,8 +8,9 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   out: blue goes down Lab's blue-yellow axis, red up the green-red one, black down in
   lightness without hue (``colour_scores``); each colour's die is the die-sized window
   where that score is highest on average, if it is high enough (``PRESENT``);
-- the die's centre is the centroid of its colour's pixels round that window (its shadow
-  and its side faces are not of its colour).
+- the die's centre is the centroid of the pips set in its colour round that window (pip
+  layouts are symmetric about the top's centre; a shadow cannot pull it away), or of its
+  colour's pixels where no pip is seen.
 
 ``read_tops`` cuts each die's top on its plane, centred and filling ~75 % of the crop as
 ``models/pips.onnx`` expects (``models/pips.md``), and reads all dice of a frame in ONE
@@ -36,8 +37,8 @@ PIP_KERNEL_MM = 7.0  # a pip is a light spot smaller than this ...
 PIP_DL = 25.0  # ... this much lighter than round it (Lab L, 0..255) and ...
 PIP_CHROMA = 40.0  # ... this unsaturated (|a| + |b|): a pip
 MIN_PIP_SHARE = 0.004  # share of a die-sized window that pips must cover at least
-CROP_FILL = 0.75  # the die's share of the model's crop side (models/pips.md: 60..90 %)
-TOP_CONFIDENT = 0.9
+ONE_PIP_SHARE = 0.025  # about the share of a die's top that one pip covers
+CROP_FILL = 0.62  # the die's share of the crop side (models/pips.md: 60..90 %; best here)
 
 
 @dataclass(frozen=True)
@@ -129,10 +130,11 @@ def find_dice(image: np.ndarray, H: np.ndarray, geom: Geometry,
     scores = colour_scores(diff, chroma) * (~pip & inside)
     side = max(3, int(round(DIE_MM * PX_PER_MM)))
     # a die top shows at least one pip: windows without any are no die (a shadow)
+    # (a window half on the die holds fewer of its pips: the whole top scores highest)
     pips = cv2.blur(pip.astype(np.float32), (side, side), borderType=cv2.BORDER_CONSTANT)
-    has_pip = pips >= MIN_PIP_SHARE
+    weight = np.where(pips >= MIN_PIP_SHARE, np.minimum(1.0, pips / ONE_PIP_SHARE), 0.0)
     means = [cv2.blur(np.maximum(s, 0), (side, side), borderType=cv2.BORDER_CONSTANT)
-             * has_pip for s in scores]
+             * weight for s in scores]
     found: dict[str, Die | None] = dict.fromkeys(COLOURS)
     for c, colour in enumerate(COLOURS):
         mean = means[c]
@@ -142,7 +144,14 @@ def find_dice(image: np.ndarray, H: np.ndarray, geom: Geometry,
         r = side
         y0, y1, x0, x1 = max(y - r, 0), y + r + 1, max(x - r, 0), x + r + 1
         win = np.maximum(scores[c], 0)[y0:y1, x0:x1]
-        ys, xs = np.nonzero(win > 0.5 * win.max())
+        body = (win > 0.5 * win.max()).astype(np.uint8)
+        # the pips set in this die's colour: their layouts are symmetric about the top's
+        # centre, which a shadow beside the die cannot pull away
+        k = max(3, int(round(PIP_KERNEL_MM * PX_PER_MM / 2)) * 2 + 1)
+        near = cv2.morphologyEx(body, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)) > 0
+        ys, xs = np.nonzero(pip[y0:y1, x0:x1] & near)
+        if len(ys) < MIN_PIP_SHARE * side * side:
+            ys, xs = np.nonzero(body)
         cx, cy = float(xs.mean() + x0), float(ys.mean() + y0)
         u, v, w = to_mm @ np.array([cx, cy, 1.0])
         conf = 0.5 + 0.5 * float(np.clip((mean[y, x] - PRESENT) / PRESENT, 0.0, 1.0))
