@@ -28,7 +28,7 @@ class RenderOptions:
     max_distance: float = 1000.0  # mm, farthest camera
     cube_set: str = "corner"
     hands: tuple = ()  # hands.Hand objects to draw (scripted frames)
-    frame: int = 0  # frame number: noise and small shakes differ per frame
+    frame: int = 0  # frame number: the sensor noise differs per frame
 
 
 def render_scene(game: str, position: dict, seed: int, camera: Camera | None = None,
