@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from device.demo import DEMO_PLIES, DEMO_SEEDS, compare, script_events
+from device.demo import DEMO_PLIES, DEMO_SEEDS, compare, script_events, scripted_positions
 from tests.device.service_helpers import ipc_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,28 +32,18 @@ FAST_GAMES = {"esoloe-3andc"}
 
 #: why a game's announced events cannot be exactly the script's yet (vision's limits)
 NOT_EXACT = {
-    "esoloe-3andc": "vision lists every occupied field's stack height as uncertain (0.5), "
-                    "also in games that never stack, so the referee calls the illegal change "
-                    "'unclear' rather than a violation (and so nothing is 'corrected')",
-}
-#: where the referee announces events the camera cannot have seen (a known fault)
-FALSE_EVENTS = {
-    "esoloe": "vision reads no side faces and no stack height: readings are 'unclear', or the "
-              "referee names a guessed side facing in a move (and judges the four-symbol "
-              "lines from it)",
-    "esoloe-tictactoe": "vision reads no side faces; the referee names a guessed side facing "
-                        "in each move (and judges the side-view lines from it)",
+    "esoloe-3andc": "vision gives every occupied field's stack height confidence 0.5 from "
+                    "above, also in the 3x3 games whose rules never stack, so the referee "
+                    "calls the illegal change 'unclear' rather than a violation (and so "
+                    "nothing is 'corrected')",
 }
 
 
 def _game_params():
     from rules import GAME_IDS
 
-    for game in GAME_IDS:
-        marks = [] if game in FAST_GAMES else [pytest.mark.slow]
-        if game in FALSE_EVENTS:
-            marks.append(pytest.mark.xfail(reason=FALSE_EVENTS[game], strict=False))
-        yield pytest.param(game, marks=marks, id=game)
+    return [pytest.param(game, id=game, marks=[] if game in FAST_GAMES else [pytest.mark.slow])
+            for game in GAME_IDS]
 
 
 def _start(args: list[str], log: Path) -> subprocess.Popen:
@@ -81,7 +71,7 @@ def _wait(check, timeout: float) -> bool:
     return False
 
 
-def play(game: str, tmp_path: Path, seed: int, plies: int) -> list[dict]:
+def play(game: str, tmp_path: Path, seed: int, plies: int, positions: int) -> list[dict]:
     """The referee process's events for the scripted game seen by the camera process."""
     sockets = ipc_dir()
     address = f"ipc://{sockets}/obs"
@@ -94,8 +84,9 @@ def play(game: str, tmp_path: Path, seed: int, plies: int) -> list[dict]:
                     tmp_path / "camera")
     err = tmp_path / "camera.err"
     try:
+        # about 14 frames a position, each drawn and some read: generous on a loaded machine
         ended = _wait(lambda: "the source ended" in err.read_text() or camera.poll() is not None,
-                      240)
+                      60 + 15 * positions)
         assert ended and camera.poll() is None, err.read_text()
         time.sleep(1.5)  # the last observation's way to the referee and its judgement
     finally:
@@ -108,7 +99,7 @@ def play(game: str, tmp_path: Path, seed: int, plies: int) -> list[dict]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-@pytest.mark.parametrize("game", list(_game_params()))
+@pytest.mark.parametrize("game", _game_params())
 def test_a_scripted_game_through_camera_and_referee_processes(game, tmp_path):
     from vision.observe import READERS
 
@@ -119,10 +110,9 @@ def test_a_scripted_game_through_camera_and_referee_processes(game, tmp_path):
     script = script_events(game, seed, plies)
     kinds = [e["event"] for e in script]
     assert {"move", "violation", "corrected"} <= set(kinds) and kinds[-1] == "win", kinds
-    seen = play(game, tmp_path, seed, plies)
+    seen = play(game, tmp_path, seed, plies, len(scripted_positions(game, seed, plies)))
     matched, missed, false = compare(script, seen)
     assert not false, f"false events: {false}"
-    assert matched, "the referee announced nothing of the script"
     if missed or any(e["event"] == "unclear" for e in seen):
         what = (f"not announced: {[(e['event'], e.get('move')) for e in missed]}; "
                 f"unclear: {sum(e['event'] == 'unclear' for e in seen)}")
