@@ -170,8 +170,9 @@ def decide(evidence: list[tuple[str, dict, dict | None]], cube_set: str,
 
     ``evidence``: per face read, (direction, {value: probability}, {board direction of the
     print's top: probability} or None). Each of the 24 orientations is weighed by the
-    product of the readings' probabilities; a face value is given when the orientations
-    that show it hold at least ``confident`` of the weight, else None (never a guess).
+    product of the readings' probabilities (a blank face's turn is not seen: 1/4 for any);
+    a face value is given when the orientations that show it hold at least ``confident``
+    of the weight, else None (never a guess).
     Returns (faces, probability of each given face, number of orientations still open
     above 1 % of the weight)."""
     options = orientations(cube_set)
@@ -181,8 +182,8 @@ def decide(evidence: list[tuple[str, dict, dict | None]], cube_set: str,
         for k, o in enumerate(options):
             value = o.faces[i]
             p = labels.get(value, 0.0)
-            if tops is not None and value != BLANK:
-                p *= tops.get(o.tops[i], 0.0)
+            if tops is not None:  # a blank face's turn is not seen: any of four
+                p *= 0.25 if value == BLANK else tops.get(o.tops[i], 0.0)
             logw[k] += np.log(max(p, 1e-12))
     w = np.exp(logw - logw.max())
     w /= w.sum()
