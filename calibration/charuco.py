@@ -173,6 +173,17 @@ def tilts(rvecs: list[np.ndarray]) -> list[tuple[float, float]]:
     return out
 
 
+def view_tilt(view: View, size: tuple[int, int],
+              K: np.ndarray | None = None) -> tuple[float, float]:
+    """The board's tilts (``tilts``) in one view, its pose solved with ``K`` (default: a
+    60 degree wide lens; good enough to tell tilts apart)."""
+    from vision.grid import assumed_camera
+
+    K = assumed_camera(size) if K is None else K
+    _, r, _ = cv2.solvePnP(view.object_points, view.image_points, K, None)
+    return tilts([r])[0]
+
+
 def guidance(views: list[View], size: tuple[int, int],
              K: np.ndarray | None = None) -> list[str]:
     """What the captured views still lack, one sentence each (empty: enough).
@@ -181,8 +192,6 @@ def guidance(views: list[View], size: tuple[int, int],
     corners matter most for distortion). Tilt: views with the board tilted at least
     ``TILT_WANTED_DEG`` up, down, left and right (tilt fixes the focal length); the tilt
     is read from each view's pose under ``K`` (default: a 60 degree wide lens)."""
-    from vision.grid import assumed_camera
-
     needs = []
     if len(views) < MIN_VIEWS:
         needs.append(f"{MIN_VIEWS - len(views)} more view(s) of the board at least")
@@ -200,13 +209,7 @@ def guidance(views: list[View], size: tuple[int, int],
                 needs.append(f"no corners seen in the {where or 'centre'} of the frame: "
                              "move the board there")
     if views:
-        K = assumed_camera(size) if K is None else K
-        rvecs = []
-        for v in views:
-            ok, r, _ = cv2.solvePnP(v.object_points, v.image_points, K, None)
-            if ok:
-                rvecs.append(r)
-        t = np.array(tilts(rvecs)) if rvecs else np.zeros((0, 2))
+        t = np.array([view_tilt(v, size, K) for v in views])
         for axis, (neg, pos) in enumerate((("top away", "bottom away"),
                                           ("left away", "right away"))):
             vals = t[:, axis] if len(t) else np.zeros(0)

@@ -2,16 +2,16 @@
 of each face (``tableref enrol --game G``).
 
 The user shows each piece and face a few times (``plan``: each symbol of each player's
-cubes, each number of each die); every capture is a crop that goes through the model's
-``embedding`` output (``Classifier.embed``: the features its heads read). The profile
-(and its three quarter turns: a face can lie any way round) keeps, per class, one
+cubes, each number of each die); every capture is a crop that goes, with its three
+quarter turns (a face can lie any way round), through the model's ``embedding`` output
+(``Classifier.embed``: the features its heads read). The profile keeps, per class, one
 prototype per piece that shows it (the mean of its captures' L2-normalised embeddings,
 normalised again). Two ways to read a crop, only ever as one of the enrolled classes:
 
 - ``prototypes``: cosine similarity to the prototypes (the best per class, times
   ``SCALE``) as log-probabilities, plus ``MODEL_WEIGHT`` times the model's own head's
   log-probabilities over the same classes (a product of the two experts; on the real
-  dice it beat either alone, docs/calibration.md). No training at all.
+  dice it beat either alone in most groups when it was chosen). No training at all.
 - ``linear``: a new last layer (softmax over the enrolled classes) on the normalised
   embedding, started from the prototypes and trained on the captures: a last-layer
   fine-tune in numpy, well under a second here.

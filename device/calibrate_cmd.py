@@ -177,7 +177,7 @@ def _camera(args) -> int:
         if view is None:
             _say(f"{name}: board not found (fewer than {charuco.MIN_CORNERS} corners)")
             continue
-        if live and not _new_view(view, views):
+        if live and not _new_view(view, views, size):
             continue
         views.append(view)
         _say(f"{name}: {len(view)} corners")
@@ -203,13 +203,18 @@ def _camera(args) -> int:
     return 0
 
 
-def _new_view(view, views, min_shift_px: float = 60.0) -> bool:
-    """A live view is kept when the board has moved since every kept view."""
+def _new_view(view, views, size, min_shift_px: float = 60.0, min_turn_deg: float = 10.0):
+    """A live view is kept unless a kept view shows the board at about the same place
+    (centre within ``min_shift_px``) and the same tilt (within ``min_turn_deg``, read
+    with an assumed lens)."""
     import numpy as np
 
+    from calibration.charuco import view_tilt
+
     centre = view.image_points.mean(axis=0)
+    tilt = np.array(view_tilt(view, size))
     return all(np.linalg.norm(centre - v.image_points.mean(axis=0)) > min_shift_px
-               or abs(len(v) - len(view)) > 4 for v in views)
+               or np.abs(tilt - view_tilt(v, size)).max() > min_turn_deg for v in views)
 
 
 # --------------------------------------------------------------------------- board

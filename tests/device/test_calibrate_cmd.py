@@ -70,6 +70,25 @@ def test_camera_from_photos(tmp_path, capsys):
     assert np.allclose(_calibration(str(out_file))["K"], cal.K)
 
 
+def test_camera_from_a_live_source_with_guidance(tmp_path, capsys):
+    images, cams = charuco_render.views(12, 4)
+    folder = tmp_path / "live"
+    folder.mkdir()
+    # the first view twice: the board has not moved, the second is not kept
+    _save(folder, [images[0], *images], "frame")
+    out_file = tmp_path / "camera.json"
+    status, out, err = _run(capsys, "camera", "--source", "folder", "--path", str(folder),
+                            "--views", "6", "--out", str(out_file))
+    assert status == 0, err
+    assert "still missing: 3 more view(s)" in err
+    assert "coverage complete" in err
+    assert "frame0.png: " in err and "frame1.png: " not in err  # the repeat was not kept
+    views = json.loads(out)["views"]
+    assert 6 <= views <= 12
+    cal = files.load(out_file, "camera")
+    assert abs(cal.K[0, 0] - cams[0].K[0, 0]) / cams[0].K[0, 0] < 0.02
+
+
 def test_camera_needs_views(tmp_path, capsys):
     images, _ = charuco_render.views(2, 2)
     paths = _save(tmp_path, images, "view")
