@@ -93,3 +93,9 @@ def test_evaluation_and_quantisation(trained, tmp_path):
     agree = np.mean([a["colour"].label == b["colour"].label for a, b in
                      zip(quantised.predict(crops), Classifier(path).predict(crops), strict=True)])
     assert agree > 0.9
+    dynamic = Classifier(trainer.quantise(SPEC, path, tmp_path / "tiny-dyn.onnx", calibration,
+                                          mode="dynamic"))
+    assert dynamic.heads == SPEC.heads
+    assert dynamic.embed(crops[:2]).shape == (2, trainer.embedding_size(SPEC))
+    with pytest.raises(ValueError, match="unknown quantisation"):
+        trainer.quantise(SPEC, path, tmp_path / "x.onnx", calibration, mode="int4")
