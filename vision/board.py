@@ -9,7 +9,8 @@ Steps (``find_board``):
    allows under perspective, gradient along its outline) is a candidate
    (``coarse_candidates``, the best ``CANDIDATES``); on the Cubes board also as the
    printed band's or grid's outline (``_insets``).
-2. Each candidate is fitted (``fit_model``): the game's edge model (``edge_model``: the
+2. Each candidate is fitted (``fit_model``: its outline, then the best ``FINE_FITS``
+   finely): the game's edge model (``edge_model``: the
    board's outline, its painted field outlines, frame line, grid, band, all known in
    millimetres) is moved, by robust Gauss-Newton steps on the four corners (the 8
    unknowns of the homography), onto the steps and thin lines found along each model
@@ -39,6 +40,9 @@ FIND_WIDTH = 640  # pixels; finding works on a frame scaled to this width
 CORNER_NAMES = ("nw", "ne", "se", "sw")
 PERSPECTIVE_RATIO = 1.15  # opposite sides this unequal: the longer one is nearer
 MIN_FILL = 0.68  # region area / its quad area (pieces on the edge notch the region)
+ADAPTIVE_BLOCKS = (61, 151)  # px at FIND_WIDTH: neighbourhoods of the local thresholds
+ADAPTIVE_C = 8  # material score levels above (below) the neighbourhood's mean
+FINE_FITS = 3  # candidates fitted finely after their outline fits, best first
 CANDIDATES = 6  # coarse quads fitted per frame, best first
 MODEL_POINTS_PER_SIDE = 60  # edge model: points along the board's longer side
 MIN_STEP = 6.0  # grey levels: weakest outline step the fit uses
@@ -116,7 +120,8 @@ def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
     if len(pts) < 4:
         return None
     while len(pts) > 4:
-        prev, nxt = np.roll(pts, 1, axis=0), np.roll(pts, -1, axis=0)
+        i = np.arange(len(pts))
+        prev, nxt = pts[i - 1], pts[(i + 1) % len(pts)]
         a, b = pts - prev, nxt - prev
         area = np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])
         pts = np.delete(pts, int(np.argmin(area)), axis=0)
@@ -151,6 +156,11 @@ def _candidate_masks(small: np.ndarray, geom: Geometry):
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     yield cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
                            cv2.MORPH_OPEN, kernel)
+    for block in ADAPTIVE_BLOCKS:  # lighter or darker than round about
+        for kind in (cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV):
+            local = cv2.adaptiveThreshold(score, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block,
+                                          -ADAPTIVE_C if kind == cv2.THRESH_BINARY else ADAPTIVE_C)
+            yield cv2.morphologyEx(local, cv2.MORPH_CLOSE, kernel)
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     for lo in (12, 24, 48):
         edges = cv2.dilate(cv2.Canny(grey, lo, lo * 2.5), np.ones((3, 3), np.uint8))
@@ -284,16 +294,20 @@ def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
 def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     """The board's top-face corners in ``image`` (BGR uint8), or None when none is seen."""
     grey = fit_grey(image)
-    best = (0.0, None, None)
+    rough = []  # (support, corners fitted by their outline, start)
     for quad in coarse_candidates(image, geom):
         for inset in _insets(geom):
             start = _grown(name_corners(quad, geom), geom, inset)
             if not cv2.isContourConvex(start.astype(np.float32)):
                 continue
-            fitted = fit_model(grey, start, geom)
-            s = support(grey, fitted, geom)
-            if s > best[0]:
-                best = (s, fitted, start)
+            outlined = fit_model(grey, start, geom, fine=False)
+            rough.append((support(grey, outlined, geom), outlined, start))
+    best = (0.0, None, None)
+    for _, outlined, start in sorted(rough, key=lambda r: -r[0])[:FINE_FITS]:
+        fitted = fit_model(grey, outlined, geom, wide=0.0)
+        s = support(grey, fitted, geom)
+        if s > best[0]:
+            best = (s, fitted, start)
     if best[1] is None:
         return None
     return BoardFix(orient(image, best[1], geom), best[2])
@@ -574,23 +588,23 @@ def _px_per_mm(corners: np.ndarray, geom: Geometry) -> float:
 
 
 def fit_model(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
-              wide: float | None = None) -> np.ndarray:
+              wide: float | None = None, fine: bool = True) -> np.ndarray:
     """Corners moved until the board's outline and painted lines (``edge_model``) lie on
     the image's edges: the outline alone from ``wide`` px (default: 12 % of the board's
-    size) down; then the painted lines (and the Cubes band) alone (a shadow or the board's
-    side face next to the outline is often the stronger step), each within less than
-    half their spacing (the e-SOLO-e glaze's outline with them: its edge is crisp)."""
-    fine = edge_model(geom)
-    inner = _fine_points(geom, fine)
+    size) down; then (``fine``) the points ``_fine_points`` picks, within less than half
+    the painted lines' spacing, then 1.5 px."""
+    model = edge_model(geom)
     ppm = _px_per_mm(corners, geom)
     size = ppm * max(geom.width, geom.depth)
     wide = float(np.clip(0.12 * size, 4, 40)) if wide is None else wide
-    reach = float(np.clip(0.4 * fine.spacing * ppm, 1.5, 8))
-    steps = [(fine.outline, r) for r in (wide, wide / 2, wide / 4) if r > reach]
-    steps += [(inner, reach)] * 2 + [(inner, 1.5)] * 2
-    sign = _signs(grey, corners, geom, fine)
+    reach = float(np.clip(0.4 * model.spacing * ppm, 1.5, 8))
+    steps = [(model.outline, r) for r in (wide, wide / 2, wide / 4) if r > reach]
+    if fine:
+        inner = _fine_points(geom, model)
+        steps += [(inner, reach)] * 2 + [(inner, 1.5)] * 2
+    sign = _signs(grey, corners, geom, model)
     for sel, r in steps:
-        new = _fit_step(grey, corners, geom, fine, sel, r, sign)
+        new = _fit_step(grey, corners, geom, model, sel, r, sign)
         if not cv2.isContourConvex(new.astype(np.float32)):
             break
         corners = new

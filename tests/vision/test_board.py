@@ -99,7 +99,7 @@ def _render(game, seed, camera, **options):
     pytest.param("neunfeld", "oblique", 5009, marks=pytest.mark.xfail(
         strict=True, reason="Neunfeld seen obliquely is mostly not found (docs/vision.md)")),
     ("tyr", "overhead", 5005), ("tyr", "oblique", 5002),
-    ("cubes", "overhead", 5009), ("cubes", "oblique", 5002),
+    ("cubes", "overhead", 5009), ("cubes", "oblique", 5009),
 ])
 def test_renders_board_found_subpixel(game, camera, seed):
     image, want = _render(game, seed, camera)
