@@ -100,7 +100,7 @@ def board_rows() -> list[dict]:
     return rows
 
 
-METHODS = ("prototypes", "linear", "auto")
+METHODS = ("prototypes", "linear", "nearest", "auto")
 
 
 def _name(method: str, ad) -> str:

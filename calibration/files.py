@@ -254,7 +254,7 @@ class EnrolmentProfile:
         models = r.sub("models")
         for _, m in models.items():
             m.string("head")
-            method = m.string("method", ("prototypes", "linear"))
+            method = m.string("method", ("prototypes", "linear", "nearest"))
             m.number("scale", 0)
             m.number("model_weight", 0)
             protos = m.sub("prototypes")

@@ -37,9 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", help="--source synthetic: the renderer's set variant "
                                           "(e.g. other-set)")
     parser.add_argument("--seed", type=int, default=1, help="--source synthetic: seed")
-    parser.add_argument("--method", choices=("auto", "prototypes", "linear"), default="auto",
-                        help="how to adapt (default auto: the better cross-validated of "
-                             "prototypes and a new last layer)")
+    parser.add_argument("--method", choices=("auto", "prototypes", "linear", "nearest"),
+                        default="auto", help="how to adapt (default auto: the better "
+                        "cross-validated of prototypes and a new last layer)")
     parser.add_argument("--models-dir", metavar="DIR",
                         help="where the models lie (default: the project's models/)")
 
