@@ -48,6 +48,8 @@ ROTATION_FLOOR = 0.02  # ... the rotation head's with this much (it is the less 
 STEEP_DEG = 15.0  # a field seen within this of straight down: its top face is the blob
 MAX_YAW_DEG = 24.0  # a top face is sought turned this much at most (cubes sit square)
 MAX_OFFSET_MM = 2.5  # ... and this far off its field's centre
+HIDDEN_CONFIDENCE = 0.5  # occupancy of a field another stack hides from the camera
+HIDDEN_SHARE = 0.3  # ... when this share of its centre is hidden (the occupancy test's median)
 MIN_FACING = 0.4  # cosine between a face's normal and the line to the camera (the training
 #   crops' side faces were seen from 30..60 degrees of tilt: 0.5..0.87)
 MAX_HIDDEN = 0.1  # share of a face's sample points another stack may hide
@@ -266,6 +268,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         stacks.append((field, u, v, tu, tv, yaw, n))
     boxes = [(u - CUBE_MM / 2, u + CUBE_MM / 2, v - CUBE_MM / 2, v + CUBE_MM / 2, 0.0,
               n * CUBE_MM) for _, u, v, _, _, _, n in stacks]
+    _hidden_fields(out, geom, stacks, boxes, frame.camera)
     crops, seen = [], []  # seen: (field, level, direction, crop top, pixels across)
     for s, (field, u, v, tu, tv, yaw, n) in enumerate(stacks):
         others = boxes[:s] + boxes[s + 1:]
@@ -305,6 +308,25 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     return out
 
 
+def _hidden_fields(fields: list, geom: Geometry, stacks: list, boxes: list,
+                   camera: np.ndarray) -> None:
+    """A field whose centre on the board (where occupancy is judged) another stack hides
+    from the camera (the 3x3 games' far rows) reads that stack, not itself: its occupancy
+    (and for an occupied one its height) drops to ``HIDDEN_CONFIDENCE``, so a second
+    camera's view or the referee's caution takes over."""
+    stack_of = {id(s[0]): k for k, s in enumerate(stacks)}
+    for field, (_, u, v, half) in zip(fields, geom.cells, strict=True):
+        k = stack_of.get(id(field))
+        others = [b for j, b in enumerate(boxes) if j != k]
+        r = half * 0.6
+        centre = np.array([(u - r, v + r, 0.5), (u + r, v + r, 0.5), (u + r, v - r, 0.5),
+                           (u - r, v - r, 0.5)])
+        if cg.hidden_fraction(centre, camera, others) > HIDDEN_SHARE:
+            field["confidence"] = min(field["confidence"], HIDDEN_CONFIDENCE)
+            if k is not None:
+                field["height_confidence"] = min(field["height_confidence"], HIDDEN_CONFIDENCE)
+
+
 def _colour(cube: dict, log_odds: float, top: bool) -> None:
     """A cube's player from the symbol model's colour head over its faces seen (log-odds of
     green), with the top cube's Lab reading of its top face added (measured on renders:
@@ -342,8 +364,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             cells.append([])
             reading.add(field["confidence"], f"cells.{i}")
             continue
-        reading.add(field["confidence"])
-        reading.add(field["height_confidence"], f"cells.{i}")
+        reading.add(min(field["confidence"], field["height_confidence"]), f"cells.{i}")
         stack = []
         for level, got in enumerate(field["cubes"]):
             stack.append({"player": got["player"], "faces": dict(got["faces"])})
