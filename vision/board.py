@@ -481,14 +481,16 @@ def _H(corners: np.ndarray, geom: Geometry) -> np.ndarray:
                                        corners.astype(np.float32)).astype(np.float64)
 
 
-def _search(grey: np.ndarray, px: np.ndarray, n: np.ndarray, reach: float, line: np.ndarray,
+def _search(grey: np.ndarray, px: np.ndarray, n: np.ndarray, reach, line: np.ndarray,
             sign: np.ndarray, half: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """Per point, the offset (px, along n) of a step (a box difference: a painted line
     barely counts; ``sign`` +1 brighter along n, -1 darker, 0 either) or a painted line
-    (``sign`` +1 brighter than both sides ``half`` px away, -1 darker) within ``reach``,
+    (``sign`` +1 brighter than both sides ``half`` px away, -1 darker) within ``reach``
+    (px, one for all or per point),
     sub-pixel, the nearest of those at least ``PEAK_SHARE`` of the strongest; and its
     strength (grey levels)."""
-    r = int(np.ceil(reach)) + max(half, 6)
+    reach = np.broadcast_to(np.asarray(reach, np.float64), (len(px),))[:, None]
+    r = int(np.ceil(reach.max())) + max(half, 6)
     t = np.arange(-r, r + 1, dtype=np.float64)
     xs = (px[:, 0:1] + n[:, 0:1] * t).astype(np.float32)
     ys = (px[:, 1:2] + n[:, 1:2] * t).astype(np.float32)
@@ -560,11 +562,13 @@ def _signs(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
 
 def _fit_step(grey, corners, geom, model, sel, reach, sign):
     """One robust Gauss-Newton step of the corners (8 unknowns) that moves the model's
-    points ``sel`` onto the edges found within ``reach`` px along their normals."""
+    points ``sel`` onto the edges found within ``reach`` px (one for all, or per model
+    point) along their normals."""
     pts, nrm = model.points[sel], model.normals[sel]
     H = _H(corners, geom)
     px = _project(H, pts)
     n = _normals_px(H, pts, nrm, px)
+    reach = np.broadcast_to(np.asarray(reach, np.float64), (len(model.line),))[sel]
     off, strength = _search(grey, px, n, reach, model.line[sel], sign[sel])
     ok = strength >= np.where(model.line[sel], MIN_LINE, MIN_STEP)
     if ok.sum() < 12:
@@ -591,14 +595,17 @@ def fit_model(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
               wide: float | None = None, fine: bool = True) -> np.ndarray:
     """Corners moved until the board's outline and painted lines (``edge_model``) lie on
     the image's edges: the outline alone from ``wide`` px (default: 12 % of the board's
-    size) down; then (``fine``) the points ``_fine_points`` picks, within less than half
-    the painted lines' spacing, then 1.5 px."""
+    size, and on each side at most 40 % of the board's size across it) down; then
+    (``fine``) the points ``_fine_points`` picks, within less than half the painted
+    lines' spacing, then 1.5 px."""
     model = edge_model(geom)
     ppm = _px_per_mm(corners, geom)
     size = ppm * max(geom.width, geom.depth)
     wide = float(np.clip(0.12 * size, 4, 40)) if wide is None else wide
+    across = np.where(model.normals[:, 0] == 0, geom.depth, geom.width) * 0.4 * ppm
     reach = float(np.clip(0.4 * model.spacing * ppm, 1.5, 8))
-    steps = [(model.outline, r) for r in (wide, wide / 2, wide / 4) if r > reach]
+    steps = [(model.outline, np.minimum(r, across)) for r in (wide, wide / 2, wide / 4)
+             if r > reach]
     if fine:
         inner = _fine_points(geom, model)
         steps += [(inner, reach)] * 2 + [(inner, 1.5)] * 2
