@@ -640,14 +640,17 @@ def _pattern_points(geom: Geometry, model: EdgeModel) -> np.ndarray:
     return _fine_points(geom, model) | (model.line & ~model.field)
 
 
-def pattern_check(grey: np.ndarray, corners: np.ndarray,
-                  geom: Geometry) -> tuple[float, float, float]:
-    """Where ``corners`` put the board's pattern (``_pattern_points``) in ``grey``
-    (``fit_grey``): (share of its points whose edge or line lies within 1 px, the same
-    share of its painted lines alone, median offset in px of those found)."""
+def pattern_check(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+                  most: int | None = None) -> tuple[float, float, float]:
+    """Where ``corners`` put the board's pattern (``_pattern_points``, evenly thinned to
+    ``most`` points if given) in ``grey`` (``fit_grey``): (share of its points whose edge
+    or line lies within 1 px, the same share of its painted lines alone, median offset
+    in px of those found)."""
     model = edge_model(geom)
     H = _H(corners, geom)
-    sel = _pattern_points(geom, model)
+    sel = np.flatnonzero(_pattern_points(geom, model))
+    if most is not None and len(sel) > most:
+        sel = sel[np.linspace(0, len(sel) - 1, most).round().astype(int)]
     pts = model.points[sel]
     px = _project(H, pts)
     n = _normals_px(H, pts, model.normals[sel], px)

@@ -44,6 +44,7 @@ STILL_SHARE = 0.85  # of the pattern share seen when found: nothing moved
 STILL_PX = 0.35  # median offset of the pattern's edges beyond which the board moved
 HIDDEN_SHARE = 0.35  # of that share still in place: a hand hides the rest
 NUDGE_PX = 12.0  # how far a re-fit looks for the edges of a board that moved a little
+CHECK_POINTS = 400  # the pattern's points a check looks at (evenly spread)
 MARGIN_PX = 10  # crop margin round the board beyond the re-fit's reach and profiles
 
 
@@ -83,13 +84,13 @@ class BoardTracker:
             grey, origin = self._crop(image, self.last.corners)
             if grey is not None:
                 corners = self.last.corners - origin
-                share, _, shift = pattern_check(grey, corners, geom)
+                share, _, shift = pattern_check(grey, corners, geom, CHECK_POINTS)
                 if shift <= STILL_PX and share >= STILL_SHARE * self.reference:
                     return Track(self.last, "still")
                 if shift <= STILL_PX and share >= HIDDEN_SHARE * self.reference:
                     return Track(self.last, "hidden")  # what shows is in place
                 fitted = fit_model(grey, corners, geom, wide=NUDGE_PX)
-                new_share, _, _ = pattern_check(grey, fitted, geom)
+                new_share, _, _ = pattern_check(grey, fitted, geom, CHECK_POINTS)
                 if new_share >= STILL_SHARE * self.reference:
                     return self._keep(BoardFix(fitted + origin, self.last.corners),
                                       new_share, "moved")
@@ -97,7 +98,8 @@ class BoardTracker:
         if fix is None:
             return Track(None, "lost")
         grey, origin = self._crop(image, fix.corners)
-        return self._keep(fix, pattern_check(grey, fix.corners - origin, geom)[0], "found")
+        share = pattern_check(grey, fix.corners - origin, geom, CHECK_POINTS)[0]
+        return self._keep(fix, share, "found")
 
 
 def measure(game: str, seed: int, moves: int, camera: str) -> dict:
