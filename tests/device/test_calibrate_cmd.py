@@ -34,6 +34,12 @@ def _save(tmp_path, images, stem):
 
 
 @pytest.fixture(scope="module")
+def charuco_views():
+    """Twelve rendered photos of the ChArUco board and their cameras."""
+    return charuco_render.views(12, 4)
+
+
+@pytest.fixture(scope="module")
 def scene_frames():
     """Three frames (noise differs) of an empty esoloe board, overhead, and the truth."""
     frames, truth = [], None
@@ -53,14 +59,14 @@ def test_print(tmp_path, capsys):
     assert status == 2 and ".png or .pdf" in err
 
 
-def test_camera_from_photos(tmp_path, capsys):
-    images, cams = charuco_render.views(10, 2)
+def test_camera_from_photos(tmp_path, capsys, charuco_views):
+    images, cams = charuco_views
     paths = _save(tmp_path, images, "view")
     out_file = tmp_path / "camera.json"
     status, out, err = _run(capsys, "camera", *paths, "--out", str(out_file))
     assert status == 0, err
     summary = json.loads(out)
-    assert summary["views"] == 10 and summary["rms_px"] < 0.5
+    assert summary["views"] == 12 and summary["rms_px"] < 0.5
     cal = files.load(out_file, "camera")
     f = cams[0].K[0, 0]
     assert abs(cal.K[0, 0] - f) / f < 0.01
@@ -70,8 +76,8 @@ def test_camera_from_photos(tmp_path, capsys):
     assert np.allclose(_calibration(str(out_file))["K"], cal.K)
 
 
-def test_camera_from_a_live_source_with_guidance(tmp_path, capsys):
-    images, cams = charuco_render.views(12, 4)
+def test_camera_from_a_live_source_with_guidance(tmp_path, capsys, charuco_views):
+    images, cams = charuco_views
     folder = tmp_path / "live"
     folder.mkdir()
     # the first view twice: the board has not moved, the second is not kept
@@ -89,9 +95,8 @@ def test_camera_from_a_live_source_with_guidance(tmp_path, capsys):
     assert abs(cal.K[0, 0] - cams[0].K[0, 0]) / cams[0].K[0, 0] < 0.02
 
 
-def test_camera_needs_views(tmp_path, capsys):
-    images, _ = charuco_render.views(2, 2)
-    paths = _save(tmp_path, images, "view")
+def test_camera_needs_views(tmp_path, capsys, charuco_views):
+    paths = _save(tmp_path, charuco_views[0][:2], "view")
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((720, 1280, 3), 90, np.uint8))
     status, _, err = _run(capsys, "camera", *paths, str(blank), str(tmp_path / "nope.png"),
