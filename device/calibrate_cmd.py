@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 
-SOURCES = ("picamera2", "usb", "video", "folder", "synthetic")
+SOURCES = ("picamera2", "usb", "video", "folder")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
