@@ -37,16 +37,47 @@ def test_unknown_kind():
         render_crops("meeple", 1, 1)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_other_set_has_the_same_labels_and_other_looks(kind):
-    a, la = render_crops(kind, 2, 4, size=48)
-    b, lb = render_crops(kind, 2, 4, size=48, variant="other-set")
-    assert la == lb  # same pieces, same crop geometry
-    assert b.shape == a.shape
-    # another set under another lamp: clearly other pixels, not noise
-    assert np.abs(a.astype(int) - b.astype(int)).mean() > 8
+def test_other_set_has_the_same_labels_and_other_looks():
+    default = {kind: render_crops(kind, 2, 4, size=48) for kind in KINDS}
+    for kind in KINDS:  # (one pool per variant: the default crops first)
+        a, la = default[kind]
+        b, lb = render_crops(kind, 2, 4, size=48, variant="other-set")
+        assert la == lb, kind  # same pieces, same crop geometry
+        assert b.shape == a.shape
+        # another set under another lamp: clearly other pixels, not noise
+        assert np.abs(a.astype(int) - b.astype(int)).mean() > 8, kind
 
 
 def test_unknown_variant():
     with pytest.raises(ValueError, match="unknown crop variant"):
         render_crops("die", 1, 1, variant="plastic")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_crops_draw_small_canvases_from_the_pool(kind, monkeypatch):
+    # what keeps crops cheap (their speed is measured by bench/render_bench.py): no
+    # texture is made per crop once the pool exists, and every render is at crop size
+    # (a face is cut from a window round its cube of a render at three times the size)
+    from vision.render import crops, draw, materials, pieces
+
+    crops.pool_for(6)
+    render_crops(kind, 12, 6, size=32, start=500)  # the pool's lazily printed faces
+
+    def no_texture(*args, **kwargs):
+        raise AssertionError("a texture was made for a single crop")
+
+    for module, name in ((materials, "wood"), (materials, "table_texture"),
+                         (pieces, "cube_textures"), (pieces, "die_textures")):
+        monkeypatch.setattr(module, name, no_texture)
+    sizes = []
+    init = draw.Painter.__init__
+
+    def painter(self, scene, cam):
+        sizes.append(cam.size)
+        init(self, scene, cam)
+
+    monkeypatch.setattr(draw.Painter, "__init__", painter)
+    render_crops(kind, 4, 6, size=32, start=520)
+    assert len(sizes) == 4
+    limit = 32 if kind != "face" else 3 * 32
+    assert all(w <= limit and h <= limit for w, h in sizes), sizes

@@ -431,10 +431,13 @@ class Painter:
         for s in self.scene.solids:
             if s.kind in ("board", "card") or not s.casts_shadow:
                 continue
-            v = np.unique(np.round(s.points(), 4), axis=0)
+            v = s.points()  # a box's 24 corners are its 8 thrice: harmless, and cheaper
+            if len(v) > 32:  # than np.unique; rounder solids have many, though
+                v = np.unique(np.round(v, 3), axis=0)
             c = v.mean(0)
             group = s.info.get("cell_name") or s.info.get("piece") or s.id
-            out.append((s.id, v, c, float(np.sqrt(((v - c) ** 2).sum(1).max())), group))
+            box = (tuple(float(x) for x in v.min(0)), tuple(float(x) for x in v.max(0)))
+            out.append((s.id, v, c, float(np.sqrt(((v - c) ** 2).sum(1).max())), group, box))
         self.casters = out
         self._shadow_pairs = []
         if len(out) < 2:
@@ -464,6 +467,8 @@ class Painter:
         from the lamp onto that plane, its image filled and blurred by the penumbra."""
         n = face.normal
         p0 = face.outline[0]
+        nx, ny, nz = (float(x) for x in n)
+        level = nx * float(p0[0]) + ny * float(p0[1]) + nz * float(p0[2])
         out = []
         for lamp, pairs in zip(self.scene.lamps, self._shadow_pairs, strict=True):
             near = pairs.get(solid)
@@ -475,6 +480,10 @@ class Painter:
             mask = None
             pen = []
             for j in near:
+                lo, hi = self.casters[j][5]  # nothing in front of the plane: no shadow
+                if (max(nx * lo[0], nx * hi[0]) + max(ny * lo[1], ny * hi[1])
+                        + max(nz * lo[2], nz * hi[2])) - level < 0.05:
+                    continue
                 V = self.casters[j][1]
                 dv = (V - p0) @ n
                 front = (dv > 1e-6) & (dv < 0.9 * hL)  # between the plane and the lamp

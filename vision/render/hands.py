@@ -188,9 +188,9 @@ def _lit(p: Painter, normals: np.ndarray, where: np.ndarray, albedo, gloss: floa
     ``where``, under the scene's lamps and ambient (Blinn-Phong; ``wrap`` > 0 lets light
     reach past the terminator, as it does through skin)."""
     R = p.cam.R
-    up = R @ np.array([0.0, 0.0, 1.0])  # world up in camera coordinates
+    down = (R @ np.array([0.0, 0.0, -1.0])).astype(np.float32)  # world down, camera frame
     light = p.light
-    diff = light.ambient[None, None] * (0.6 + 0.4 * np.clip(normals @ -up, -1, 1))[..., None]
+    diff = light.ambient[None, None] * (0.6 + 0.4 * np.clip(normals @ down, -1, 1))[..., None]
     spec = 0.0
     for (pos, col, d0) in light._lamps_f:
         v = R @ (np.asarray(pos) - where)
@@ -280,12 +280,18 @@ def _draw_hand(p: Painter, hand: Hand) -> None:
         A *= 1 - ca
         A += ca
     _skin_details(layer, alpha, parts, off, skin)
-    if np.hypot(*blur) > 1.0:  # a moving hand smears along its path
+    length = float(np.hypot(*blur))
+    if length > 1.0:  # a moving hand smears along its path
         from vision.render.effects import motion_kernel
-        k = motion_kernel(float(np.hypot(*blur)), float(np.degrees(np.arctan2(blur[1],
-                                                                             blur[0]))))
-        layer = cv2.filter2D(layer, -1, k)
-        alpha = cv2.filter2D(alpha, -1, k)
+        angle = float(np.degrees(np.arctan2(blur[1], blur[0])))
+        f = 2 if length > 8 else 1  # a long smear is smooth: work at half size
+        both = cv2.merge([layer, alpha])
+        if f > 1:
+            both = cv2.resize(both, (W // f, H // f), interpolation=cv2.INTER_AREA)
+        both = cv2.filter2D(both, -1, motion_kernel(length / f, angle))
+        if f > 1:
+            both = cv2.resize(both, (W, H), interpolation=cv2.INTER_LINEAR)
+        layer, alpha = np.ascontiguousarray(both[..., :3]), np.ascontiguousarray(both[..., 3])
     roi = p.canvas[y0:y1, x0:x1]
     roi *= (1 - alpha)[..., None]
     roi += layer
