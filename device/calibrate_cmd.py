@@ -92,7 +92,8 @@ def _say(message: str) -> None:
 
 
 def _frames(args):
-    """(name, BGR image) from the IMAGE files or the frame source."""
+    """(name, BGR image) from the IMAGE files or the frame source (closed when the
+    generator is: use it under ``contextlib.closing`` when not reading it to the end)."""
     import os
 
     import cv2
@@ -148,6 +149,9 @@ def _write(obj, path: str, summary: dict) -> None:
 # --------------------------------------------------------------------------- camera
 
 def _camera(args) -> int:
+    import json
+    from contextlib import closing
+
     from calibration import charuco
 
     if args.print_to:
@@ -160,32 +164,34 @@ def _camera(args) -> int:
              f"{charuco.PATTERN['square_mm']:g} mm ({w:g} x {h:g} mm in all). Lay it flat or "
              "glue it to card, then photograph it from many sides: tilted, and moved into "
              "every corner of the frame.")
-        print(f'{{"written": "{path}"}}', flush=True)
+        print(json.dumps({"written": str(path)}), flush=True)
         return 0
     if not args.out:
         raise _Fail(2, "--out FILE is needed (or --print FILE)")
     detector = charuco.Detector()
     views, size = [], None
     live = bool(args.source)
-    for name, image in _frames(args):
-        this = (image.shape[1], image.shape[0])
-        if size is not None and this != size:
-            _say(f"{name}: {this[0]}x{this[1]}, not {size[0]}x{size[1]} like the first: skipped")
-            continue
-        size = this
-        view = detector.detect(image, name)
-        if view is None:
-            _say(f"{name}: board not found (fewer than {charuco.MIN_CORNERS} corners)")
-            continue
-        if live and not _new_view(view, views, size):
-            continue
-        views.append(view)
-        _say(f"{name}: {len(view)} corners")
-        if live:
-            needs = charuco.guidance(views, size)
-            _say("  still missing: " + "; ".join(needs) if needs else "  coverage complete")
-            if len(views) >= args.views and not needs:
-                break
+    with closing(_frames(args)) as frames:
+        for name, image in frames:
+            this = (image.shape[1], image.shape[0])
+            if size is not None and this != size:
+                _say(f"{name}: {this[0]}x{this[1]}, not {size[0]}x{size[1]} like the first: "
+                     "skipped")
+                continue
+            size = this
+            view = detector.detect(image, name)
+            if view is None:
+                _say(f"{name}: board not found (fewer than {charuco.MIN_CORNERS} corners)")
+                continue
+            if live and not _new_view(view, views, size):
+                continue
+            views.append(view)
+            _say(f"{name}: {len(view)} corners")
+            if live:
+                needs = charuco.guidance(views, size)
+                _say("  still missing: " + "; ".join(needs) if needs else "  coverage complete")
+                if len(views) >= args.views and not needs:
+                    break
     if size is None:
         raise _Fail(1, "no frames could be read")
     try:
@@ -220,6 +226,8 @@ def _new_view(view, views, size, min_shift_px: float = 60.0, min_turn_deg: float
 # --------------------------------------------------------------------------- board
 
 def _board(args) -> int:
+    from contextlib import closing
+
     import cv2
 
     from calibration import registration as rg
@@ -243,14 +251,18 @@ def _board(args) -> int:
                     corners = rg.parse_corners(args.corners)
                 except ValueError as e:
                     raise _Fail(2, f"--corners: {e}") from None
-                first = next(_frames(args), None) if (args.images or args.source) else None
+                first = None
+                if args.images or args.source:
+                    with closing(_frames(args)) as frames:
+                        first = next(frames, None)
                 image = first[1] if first else None
             size = (image.shape[1], image.shape[0]) if image is not None \
                 else (camera.image_size if camera else (1280, 720))
             reg = rg.register_manual(corners, args.game, size, camera, image)
         else:
-            reg = rg.register_auto((im for _, im in _frames(args)), args.game, args.frames,
-                                   camera, args.turn)
+            with closing(_frames(args)) as frames:
+                reg = rg.register_auto((im for _, im in frames), args.game, args.frames,
+                                       camera, args.turn)
     except rg.RegistrationError as e:
         raise _Fail(1, str(e)) from None
     if reg.fit["max_mm"] > 1.0:
@@ -264,6 +276,7 @@ def _board(args) -> int:
 
 def _colour(args) -> int:
     import itertools
+    from contextlib import closing
 
     from calibration import colour
 
@@ -283,7 +296,8 @@ def _colour(args) -> int:
         if not sep or not name or not cell:
             raise _Fail(2, f"--piece: need NAME=FIELD, not {item!r}")
         pieces[name] = cell
-    images = [im for _, im in itertools.islice(_frames(args), args.frames)]
+    with closing(_frames(args)) as frames:
+        images = [im for _, im in itertools.islice(frames, args.frames)]
     try:
         cal = colour.calibrate_colour(images, reg, pieces, white_box=box,
                                       height_mm=args.height, camera=camera)
