@@ -287,18 +287,35 @@ class Painter:
                                    borderMode=cv2.BORDER_REPLICATE)
 
     def _shade_grid(self, face: Face, Q, off, w, h):
+        """Diffuse and specular light over a big face, sampled on a grid of
+        ``face.shade_grid`` cells a side and spread by the face's homography; only the
+        part of the face inside the ROI is sampled (a crop sees a corner of a board)."""
         g = face.shade_grid
-        gw, gh = g, g
         q = face.quad
-        s = (np.arange(gw) + 0.5) / gw
-        t = (np.arange(gh) + 0.5) / gh
+        s0, s1, t0, t1 = 0.0, 1.0, 0.0, 1.0
+        unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+        inv = np.linalg.inv(cv2.getPerspectiveTransform(unit, (Q - off).astype(np.float32)))
+        roi = inv @ np.array([[0, w, w, 0], [0, 0, h, h], [1, 1, 1, 1]], np.float64)
+        if np.all(roi[2] > 1e-9):  # every ROI corner's ray meets the face's plane
+            st = roi[:2] / roi[2]
+            pad = 1.0 / g
+            s0, s1 = (float(np.clip(v, 0, 1)) for v in (st[0].min() - pad, st[0].max() + pad))
+            t0, t1 = (float(np.clip(v, 0, 1)) for v in (st[1].min() - pad, st[1].max() + pad))
+        gw = max(2, math.ceil((s1 - s0) * g))
+        gh = max(2, math.ceil((t1 - t0) * g))
+
+        def at(s, t):  # points of the face (bilinear in its quad)
+            top = q[0] + s[..., None] * (q[1] - q[0])
+            bot = q[3] + s[..., None] * (q[2] - q[3])
+            return top + t[..., None] * (bot - top)
+
+        s = s0 + (np.arange(gw) + 0.5) / gw * (s1 - s0)
+        t = t0 + (np.arange(gh) + 0.5) / gh * (t1 - t0)
         T, S = np.meshgrid(t, s, indexing="ij")
-        top = q[0][None, None] + S[..., None] * (q[1] - q[0])[None, None]
-        bot = q[3][None, None] + S[..., None] * (q[2] - q[3])[None, None]
-        pts = top + T[..., None] * (bot - top)
-        diff, spec = self.light.shade(pts.reshape(-1, 3), face.normal, face.gloss,
+        diff, spec = self.light.shade(at(S, T).reshape(-1, 3), face.normal, face.gloss,
                                       face.shininess)
-        H = self._homography(Q, gw, gh, off)
+        corners = at(np.array([s0, s1, s1, s0]), np.array([t0, t0, t1, t1]))
+        H = self._homography(self.cam.project(corners, distort=False), gw, gh, off)
         dmap = cv2.warpPerspective(diff.reshape(gh, gw, 3), H, (w, h), flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REPLICATE)
         smap = cv2.warpPerspective(spec.reshape(gh, gw, 3), H, (w, h), flags=cv2.INTER_LINEAR,

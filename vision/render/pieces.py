@@ -229,10 +229,15 @@ def die_body_numbers(colour: str) -> dict:
 
 def die_orientation(colour: str, top: int, rng) -> np.ndarray:
     """One of the four rotations (body -> board) that put ``top`` up, drawn from rng."""
+    ok = _die_rotations(colour, top)
+    return ok[int(rng.integers(len(ok)))]
+
+
+@lru_cache(maxsize=64)
+def _die_rotations(colour: str, top: int) -> tuple:
     numbers = die_body_numbers(colour)
     body_n = next(n for n, v in numbers.items() if v == top)
-    ok = [R for R in ROTATIONS if direction_of(R @ np.array(body_n, np.float64)) == "up"]
-    return ok[int(rng.integers(len(ok)))]
+    return tuple(R for R in ROTATIONS if direction_of(R @ np.array(body_n, np.float64)) == "up")
 
 
 def die_textures(colour: str, rng, pieceset: PieceSet = SETS["default"]) -> dict:
