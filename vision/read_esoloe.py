@@ -5,8 +5,9 @@
   outside the fields): a cube's wood is darker and more saturated than glaze;
 - the stack's height (``vision.stack_height``): the regions each further cube would cover
   in the image, seen as wood or as what lies behind;
-- each cube's colour (player): natural wood or green stain, by the green-red axis of Lab,
-  on the top face (cut on the plane of the stack's top) or on a side face seen;
+- each cube's colour (player): natural wood or green stain, by the symbol model's colour
+  head over every face seen of it, plus for the top cube the green-red axis of Lab on its
+  top face (cut on the plane of the stack's top); without the model, Lab alone;
 - the faces (not in 3andC, whose cubes carry no symbols): every face the camera sees whole
   (the top cube's up face; the side faces turned to the camera and not hidden by another
   stack) is cut from its own plane (``vision.cube_geometry``: the face's corners through the
@@ -16,8 +17,9 @@
   the orientations that fit hold ``FACE_DECIDE`` of the weight, else null: one up face and
   its rotation can fix a whole cube, a blank face fixes little (never a guess).
 
-What is not known stays null; an element read with less than 0.9 confidence (a height, a
-player, a face) is listed in ``uncertain``. A cube whose colour no face shows (a lower cube
+What is not known stays null; an element read with less than 0.9 confidence (a field's
+occupancy and height, a player, a face) is listed in ``uncertain``; so is a field whose
+centre another stack hides from the camera. A cube whose colour no face shows (a lower cube
 seen from straight above) gets player 0 with confidence 0.5 and the other as alternative.
 """
 
