@@ -50,8 +50,9 @@ def _render(job: tuple[str, int, str, str]) -> None:
         {"position": position, "corners": truth["board"]["corners"]}))
 
 
-def observe_folder(folder: str, game: str) -> dict:
-    """Observe every frame of ``game`` in ``folder`` (this process: time and memory)."""
+def observe_folder(folder: str, game: str, n: int) -> dict:
+    """Observe the first ``n`` frames of ``game`` in ``folder`` (this process: time and
+    memory)."""
     import resource
     import time
 
@@ -62,9 +63,9 @@ def observe_folder(folder: str, game: str) -> dict:
     from vision.measure import FOUND_PX, elements
     from vision.observe import ObserveError, observe
 
-    found = right = total = exact = 0
+    found = right = total = exact = errors = 0
     times = []
-    frames = sorted(Path(folder).glob(f"{game}-*.png"))
+    frames = [Path(f"{folder}/{game}-{SEED_START + i}.png") for i in range(n)]
     observe(cv2.imread(str(frames[0])), game) if frames else None  # load the models first
     for path in frames:
         truth = json.loads(path.with_suffix(".json").read_text())
@@ -73,6 +74,11 @@ def observe_folder(folder: str, game: str) -> dict:
         try:
             obs = observe(image, game)
         except ObserveError:
+            obs = None
+        except (ValueError, cv2.error) as err:  # a reader's fault: counted, named once
+            if not errors:
+                print(f"{path.name}: {type(err).__name__}: {err}", file=sys.stderr)
+            errors += 1
             obs = None
         times.append(1000 * (time.perf_counter() - t0))
         want = elements(game, truth["position"])
@@ -93,15 +99,20 @@ def observe_folder(folder: str, game: str) -> dict:
     return {"game": game, "frames": len(frames), "board found %": 100 * found / n,
             "element %": 100 * right / max(total, 1), "exact %": 100 * exact / n,
             "median ms": float(np.median(ms)), "p95 ms": float(np.percentile(ms, 95)),
-            "peak MiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "peak MiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "errors": errors}
 
 
 def measure(n: int | None = None, camera: str = "overhead",
-            games: tuple[str, ...] = GAMES) -> list[dict]:
+            games: tuple[str, ...] = GAMES, frames: str | None = None) -> list[dict]:
+    """The table's rows; ``frames``: a folder to render into (kept, frames already there
+    are not rendered again) instead of a temporary one."""
     n = n or int(os.environ.get("TABLEREF_VISION_BENCH_N", N_DEFAULT))
-    folder = tempfile.mkdtemp(prefix="tableref-vision-bench-")
+    folder = frames or tempfile.mkdtemp(prefix="tableref-vision-bench-")
+    Path(folder).mkdir(parents=True, exist_ok=True)
     try:
-        jobs = [(g, SEED_START + i, camera, folder) for g in games for i in range(n)]
+        jobs = [(g, SEED_START + i, camera, folder) for g in games for i in range(n)
+                if not Path(f"{folder}/{g}-{SEED_START + i}.json").is_file()]
         if len(jobs) > 4:
             from multiprocessing import Pool
 
@@ -114,15 +125,20 @@ def measure(n: int | None = None, camera: str = "overhead",
         pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
         for game in games:
             out = subprocess.run([*pin, sys.executable, "-m", "bench.vision_bench",
-                                  "--observe", folder, "--games", game],
-                                 capture_output=True, text=True, check=True,
+                                  "--observe", folder, "--games", game, "--n", str(n)],
+                                 capture_output=True, text=True,
                                  cwd=Path(__file__).resolve().parents[1])
+            if out.returncode != 0:
+                raise RuntimeError(f"observing {game} failed: {out.stderr.strip()[-2000:]}")
+            if out.stderr.strip():
+                print(f"{game}: {out.stderr.strip().splitlines()[-1]}", file=sys.stderr)
             row = json.loads(out.stdout.strip().splitlines()[-1])
             row["camera"] = camera
             rows.append(row)
         return rows
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if frames is None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,15 +147,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=None, help=f"frames per game ({N_DEFAULT})")
     parser.add_argument("--camera", default="overhead", choices=("overhead", "oblique", "any"))
     parser.add_argument("--games", default=",".join(GAMES))
+    parser.add_argument("--frames", metavar="FOLDER",
+                        help="render into FOLDER and keep it (frames there are reused)")
     parser.add_argument("--observe", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     games = tuple(args.games.split(","))
     if args.observe:  # the child: one game's frames, one JSON line
-        print(json.dumps(observe_folder(args.observe, games[0])))
+        print(json.dumps(observe_folder(args.observe, games[0], args.n or N_DEFAULT)))
         return 0
     from bench.__main__ import format_table
 
-    print(format_table(TITLE, measure(args.n, args.camera, games)), flush=True)
+    print(format_table(TITLE, measure(args.n, args.camera, games, args.frames)), flush=True)
     return 0
 
 
