@@ -191,6 +191,38 @@ def evaluate(game: str, seeds, camera: str = "overhead",
     return out
 
 
+def occlusion_rates(game: str, seeds=(3, 5), moves: int = 3) -> tuple[int, int, int, int]:
+    """(hand frames seen, hand frames, still frames called occluded, still frames) of
+    ``vision.occlusion.edge_occlusion`` on the true corners of scripted games (overhead,
+    3 frames a second, the rules' first ``moves`` legal moves): a hand frame has a cell
+    the truth says a hand hides; a still frame is in phase still with no hand in view."""
+    from rules.registry import get_game
+    from vision.occlusion import edge_occlusion
+    from vision.render.frame import RenderOptions
+    from vision.render.script import ScriptedGame
+
+    geom = geometry(game)
+    seen = hands = false = still = 0
+    for seed in seeds:
+        state = get_game(game).initial_state()
+        positions = [state.position.to_json()]
+        for k in range(moves):
+            legal = list(state.legal_moves)
+            state = state.apply(legal[k % len(legal)])
+            positions.append(state.position.to_json())
+        script = ScriptedGame(game, positions, seed=seed, fps=3,
+                              options=RenderOptions(camera_mode="overhead"))
+        for i in range(len(script)):
+            frame = script.frame(i)
+            hand = any(c["hidden_by"] == "hand" for c in frame.truth["cells"])
+            calm = frame.phase == "still" and not frame.truth["hands"]
+            if hand or calm:
+                occluded = edge_occlusion(frame.image, truth_fix(frame.truth), geom).occluded
+                seen, hands = seen + (hand and occluded), hands + hand
+                false, still = false + (calm and occluded), still + calm
+    return seen, hands, false, still
+
+
 def summary(frames: list[Frame]) -> dict:
     """Board found %, element accuracy, exact-position %, median and p95 ms."""
     n = max(len(frames), 1)
@@ -212,7 +244,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="end to end through vision.observe, any game (evaluate)")
     parser.add_argument("--truth-board", action="store_true",
                         help="with --full: the reader alone, on the render's true corners")
+    parser.add_argument("--occlusion", action="store_true",
+                        help="hands on scripted frames (occlusion_rates), per game")
     args = parser.parse_args(argv)
+    if args.occlusion:
+        for game in args.games.split(","):
+            seen, hands, false, still = occlusion_rates(game)
+            print(f"{game:17s} hand frames seen {seen} of {hands}, still frames called "
+                  f"occluded {false} of {still}", flush=True)
+        return 0
     if args.full:
         for game in args.games.split(","):
             for camera in args.camera.split(","):
