@@ -97,7 +97,7 @@ def test_metadata_naming_a_missing_embedding_output_is_refused(tmp_path):
 
 
 def test_shipped_models_have_an_embedding():
-    for name in ("pips", "symbol"):
+    for name in ("pips", "symbol", "stone"):
         model = Classifier.load(name)
         crops = [np.full((40, 40, 3), v, np.uint8) for v in (30, 200)]
         emb = model.embed(crops)
