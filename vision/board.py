@@ -645,7 +645,7 @@ def pattern_check(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     """Where ``corners`` put the board's pattern (``_pattern_points``, evenly thinned to
     ``most`` points if given) in ``grey`` (``fit_grey``): (share of its points whose edge
     or line lies within 1 px, the same share of its painted lines alone, median offset
-    in px of those found among the points the fine fit aligns, ``_fine_points``)."""
+    in px of those found)."""
     model = edge_model(geom)
     H = _H(corners, geom)
     sel = np.flatnonzero(_pattern_points(geom, model))
@@ -657,8 +657,7 @@ def pattern_check(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     line = model.line[sel]
     off, strength = _search(grey, px, n, 2.0, line, _signs(grey, corners, geom, model)[sel])
     ok = (strength >= np.where(line, MIN_LINE, MIN_STEP)) & (np.abs(off) <= 1.0)
-    fitted = ok & _fine_points(geom, model)[sel]
-    shift = float(np.median(np.abs(off[fitted]))) if fitted.any() else np.inf
+    shift = float(np.median(np.abs(off[ok]))) if ok.any() else np.inf
     return float(ok.mean()), float(ok[line].mean()), shift
 
 

@@ -41,7 +41,7 @@ from vision.board import (
 )
 
 STILL_SHARE = 0.85  # of the pattern share seen when found: nothing moved
-STILL_PX = 0.5  # median offset of the pattern's edges beyond which the board moved
+STILL_PX = 0.35  # median offset of the pattern's edges beyond which the board moved
 HIDDEN_SHARE = 0.35  # of that share still in place: a hand hides the rest
 NUDGE_PX = 12.0  # how far a re-fit looks for the edges of a board that moved a little
 CHECK_POINTS = 400  # the pattern's points a check looks at (evenly spread)
