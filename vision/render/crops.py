@@ -9,8 +9,10 @@ Kinds:
            at 0..60 degrees from vertical, centred; labels: player, faces by direction,
            the up face's symbol and its angle in the crop, visible directions.
 ``face``   one visible cube face, rectified to a square as the pipeline would cut it (with
-           a few percent of corner error); labels: symbol, player, rotation (quarter
-           turns clockwise of the symbol's top from the crop's top).
+           a few percent of corner error) from a render of its cube framed as in a crop
+           three times larger (only a window round the cube is drawn); labels: symbol,
+           player, rotation (quarter turns clockwise of the symbol's top from the crop's
+           top).
 ``die``    a Miwin die on the Tyr board or beside it; labels: colour, top, faces.
 ``stone``  a Cubes stone on its board; label: the grid token (``W``, ``B4``, ``r3``...).
 
@@ -64,10 +66,13 @@ class _PoolLooks(Looks):
         self._printed: dict = {}
         self._stones: dict = {}
         self.rng = make_rng(seed, "pool-pick")
+        labels = pieces.cube_labels()  # every crop's cube is of the default set: print
+        for player in (0, 1):  # them all now, not on first use inside a timed run
+            for k in range(POOL):
+                for ink in range(len(self.inks)):
+                    self._print(player, k, ink, labels)
 
-    def cube(self, player: int, key: tuple, labels_by_body: dict) -> dict:
-        k = int(self.rng.integers(POOL))
-        ink = int(self.rng.integers(len(self.inks)))
+    def _print(self, player: int, k: int, ink: int, labels_by_body: dict) -> dict:
         ck = (player, k, ink, tuple(sorted(labels_by_body.items())))
         if ck not in self._printed:
             self._printed[ck] = pieces.print_faces(self.cubes[player][k], labels_by_body,
@@ -75,6 +80,11 @@ class _PoolLooks(Looks):
                                                    make_rng(self.seed, "pool-print", *ck[:3]),
                                                    self.set.symbol_style)
         return self._printed[ck]
+
+    def cube(self, player: int, key: tuple, labels_by_body: dict) -> dict:
+        k = int(self.rng.integers(POOL))
+        ink = int(self.rng.integers(len(self.inks)))
+        return self._print(player, k, ink, labels_by_body)
 
     def die(self, colour: str) -> dict:
         return self.dice[colour][int(self.rng.integers(4))]
