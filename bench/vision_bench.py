@@ -66,7 +66,11 @@ def observe_folder(folder: str, game: str, n: int) -> dict:
     found = right = total = exact = errors = 0
     times = []
     frames = [Path(f"{folder}/{game}-{SEED_START + i}.png") for i in range(n)]
-    observe(cv2.imread(str(frames[0])), game) if frames else None  # load the models first
+    for path in frames[:1]:  # load the models before the clock runs
+        try:
+            observe(cv2.imread(str(path)), game)
+        except (ObserveError, ValueError, cv2.error):
+            pass
     for path in frames:
         truth = json.loads(path.with_suffix(".json").read_text())
         image = cv2.imread(str(path))

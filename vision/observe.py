@@ -4,7 +4,9 @@
 it to the game's reader (``READERS``: a module with ``read(image, fix, geom,
 calibration) -> vision.reading.Reading``), then wraps the reading into the wire format:
 the observation's confidence is the lowest of its elements', and each uncertain element
-is listed under the ``uncertain`` extension key (docs/observation-extensions.md).
+is listed under the ``uncertain`` extension key (docs/observation-extensions.md). Where
+the rules reject the position as read, uncertain elements take their alternatives until
+they accept it (``most_likely_valid``): the referee needs a valid written position.
 
 A hand or arm across the board's edge (``vision.occlusion``, games in
 ``OCCLUSION_GAMES``) makes the observation
@@ -24,6 +26,7 @@ from vision.board import find_board, geometry
 from vision.occlusion import edge_occlusion
 
 FRAME_SIZE = (1280, 720)
+MAX_REPAIRS = 30  # alternatives swapped in at most to make the written position valid
 READERS = {
     "esoloe": "vision.read_esoloe",
     "esoloe-tictactoe": "vision.read_esoloe",
@@ -53,6 +56,46 @@ def check_frame(image: np.ndarray) -> None:
         raise ObserveError("the image is blank (no detail at all)")
 
 
+def _step(data, part: str):
+    return data[int(part)] if isinstance(data, list) else data[part]
+
+
+def most_likely_valid(game: str, reading) -> None:
+    """Make the position written in ``reading`` one the rules accept, where its uncertain
+    elements' alternatives allow: while the rules reject it (``InvalidPosition`` names the
+    key at fault: a second stone of one token, too many white stones, two dice on one
+    field), the least confident uncertain element at or under that key takes its most
+    likely alternative, and the old reading becomes an alternative. What stays invalid
+    (no alternative left, or an element without alternatives, such as a null token)
+    stays as read."""
+    from rules.core import InvalidPosition
+    from rules.registry import get_game
+
+    rules = get_game(game)
+    for _ in range(MAX_REPAIRS):
+        try:
+            rules.position_from_json(reading.position)
+            return
+        except InvalidPosition as err:
+            key = err.key or ""
+        fits = [u for u in reading.uncertain if u.get("alternatives") and (
+            not key or u["path"] == key or u["path"].startswith(key + ".")
+            or key.startswith(u["path"] + "."))]
+        if not fits:
+            return
+        entry = min(fits, key=lambda u: u["confidence"])
+        *parents, last = entry["path"].split(".")
+        holder = reading.position
+        for part in parents:
+            holder = _step(holder, part)
+        index = int(last) if isinstance(holder, list) else last
+        value, probability = entry["alternatives"].pop(0)
+        entry["alternatives"].append([holder[index], entry["confidence"]])
+        holder[index] = value
+        entry["confidence"] = probability
+        reading.confidences.append(float(probability))
+
+
 def observe(image: np.ndarray, game: str, *, calibration: dict | None = None,
             table: str = "t1", seq: int = 0, time: float | None = None) -> dict:
     """The observation of ``image`` (BGR uint8, 1280 x 720) for ``game``."""
@@ -66,6 +109,7 @@ def observe(image: np.ndarray, game: str, *, calibration: dict | None = None,
         raise ObserveError("no board in view")
     occlusion = edge_occlusion(image, fix, geom) if game in OCCLUSION_GAMES else None
     reading = importlib.import_module(READERS[game]).read(image, fix, geom, calibration)
+    most_likely_valid(game, reading)
     hand = occlusion is not None and occlusion.occluded
     obs = {"schema": "tableref/observation/1", "table": table, "game": game, "seq": seq,
            "time": _time.time() if time is None else time, "stable": not hand,

@@ -11,8 +11,11 @@ Per field, on the plane of the stones' tops (``STONE_TOP_MM`` above the board):
   and light like the paper;
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
-  kind / digit / side, ``vision.classifier.stone_token``) where that model exists. Without
-  it a coloured stone's token is null (never a guess) and the field is listed in
+  kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``) for every
+  field the classical reading calls a coloured stone, all in one run; where the model's
+  colour or side disagrees with the classical one the token is the model's with
+  confidence at most 0.5 and the classical reading first among the alternatives. Without
+  the model a coloured stone's token is null (never a guess) and the field is listed in
   ``uncertain`` with confidence 0 and the five digits of the colour and side read as the
   alternatives.
 
@@ -149,11 +152,27 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
     return out
 
 
+def stone_crop(image: np.ndarray, H: np.ndarray, u: float, v: float) -> np.ndarray:
+    """The crop ``models/stone.onnx`` reads (``models/stone.md``): a square axis-aligned
+    in the image, centred on the stone's top (centred at (u, v) on the plane of ``H``),
+    1.25 times its apparent side."""
+    h = STONE_MM / 2
+    quad = cv2.perspectiveTransform(np.array([[[u - h, v + h]], [[u + h, v + h]],
+                                              [[u + h, v - h]], [[u - h, v - h]]]), H)
+    quad = quad.reshape(4, 2).astype(np.float32)
+    side = 1.25 * float(np.sqrt(cv2.contourArea(quad)))
+    size = max(8, int(round(side)))
+    centre = tuple(float(x) for x in quad.mean(axis=0))
+    return cv2.getRectSubPix(image, (size, size), centre)
+
+
 def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[dict]:
     """The players: the calibration's ``players`` where given, else the rules' default
     seating for the number of players the table shows (cards seen, the seats they lie
     at: a card at the east side means four, at the west three; the colours of the stones
-    on the board and on the cards are all playing); each seat's dependency card."""
+    on the board and on the cards are all playing, and the rules deal the colours in the
+    order blue, red, black, orange); each seat's dependency card."""
+    from rules.cubes_position import COLOURS  # the rules deal the colours in this order
     from rules.registry import get_game
 
     seen = {seat: colour for seat, (colour, _) in cards.items() if colour is not None}
@@ -161,7 +180,9 @@ def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[d
     if given:
         players = [dict(p) for p in given]
     else:
-        n = max(2, len(seen), len(colours | set(seen.values())),
+        shown = colours | set(seen.values())
+        n = max(2, len(seen), len(shown), 1 + max((COLOURS.index(c) for c in shown),
+                                                  default=0),
                 4 if "east" in seen else 3 if "west" in seen else 2)
         n = min(n, 4)
         state = get_game("cubes").initial_state(n_players=n)
@@ -198,26 +219,27 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                                  1.0))
             reading.add(conf, path, 0.9, [["W", round(1 - conf, 4)]])
     predictions = None
-    if model is not None and stones:
-        half = STONE_MM / 2 / 0.75
-        crops = [square_crop(image, H, geom.cells[i][1], geom.cells[i][2], half, 64)
-                 for i in stones]
-        predictions = model.predict(crops, top_k=5)
+    if model is not None and stones:  # one run for all of the frame's stones
+        predictions = model.predict([stone_crop(image, H, geom.cells[i][1], geom.cells[i][2])
+                                     for i in stones], top_k=5)
     for k, i in enumerate(stones):
         r, c = divmod(i, 10)
         f = fields[i]
         letter = LETTERS[f["colour"]]
         letter = letter if f["active"] else letter.lower()
-        colour_conf = f["confidence"]
-        if predictions is not None:
-            token, conf = stone_token(predictions[k])
-            digits = predictions[k]["digit"].top
-            alts = [[letter + d, round(p, 4)] for d, p in digits if letter + d != token][:3]
-            grid[r][c] = token
-            reading.add(min(conf, colour_conf), f"grid.{r}.{c}", 0.9, alts)
-        else:
+        if predictions is None:
             grid[r][c] = None
             reading.add(0.0, f"grid.{r}.{c}", 0.9, [[letter + d, 0.2] for d in "23456"])
+            continue
+        token, conf = stone_token(predictions[k])
+        # the other digits of the colour and side read, most likely first
+        alts = [[token[0] + d, round(p, 4)] for d, p in predictions[k]["digit"].top
+                if token[0] + d != token][:3] if token != "W" else []
+        if token[0] != letter:  # the model and the classical colour / side disagree
+            alts.insert(0, [letter + token[1], 0.5] if token != "W" else [letter + "2", 0.1])
+            conf = min(conf, 0.5)
+        grid[r][c] = token
+        reading.add(min(conf, f["confidence"]), f"grid.{r}.{c}", 0.9, alts)
     for i, p in enumerate(reading.position["players"]):
         colour, conf = cards[p["seat"]]
         reading.add(conf, f"players.{i}.dependency", 0.9)

@@ -139,3 +139,20 @@ def test_referee_reads_the_observations(frame, tmp_path, capsys):
     assert main(["referee", "--replay", str(log), "--json"]) == 0
     out, err = capsys.readouterr()
     assert err == "" and json.loads(out.splitlines()[0])["seq"] == 1
+
+
+def test_an_invalid_reading_takes_its_alternatives_until_the_rules_accept_it():
+    from vision.observe import most_likely_valid
+    from vision.reading import Reading
+
+    reading = Reading({"dice": {"blue": {"top": 5, "cell": [4, 4]},
+                                "red": {"top": 3, "cell": [4, 4]},
+                                "black": {"top": 2, "cell": None}}})
+    reading.add(0.95, "dice.blue.cell")
+    reading.add(0.6, "dice.red.cell", 0.9, [[[4, 5], 0.3]])
+    most_likely_valid("tyr", reading)
+    get_game("tyr").position_from_json(reading.position)
+    assert reading.position["dice"]["red"]["cell"] == [4, 5]
+    entry = next(u for u in reading.uncertain if u["path"] == "dice.red.cell")
+    assert entry["confidence"] == 0.3 and entry["alternatives"] == [[[4, 4], 0.6]]
+    assert min(reading.confidences) == 0.3
