@@ -29,7 +29,7 @@ SEED = 20261123
 CROPS = 90  # per kind
 FRAMES = 2  # per game
 SCRIPTED = 40
-DATASET = 600  # cube crops written by `tableref dataset`
+DATASET = 1200  # cube crops written by `tableref dataset` (the pool is made once per worker)
 
 
 def _row(what: str, n: int, wall: float, cpu: float) -> dict:
