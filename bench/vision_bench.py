@@ -21,6 +21,7 @@ environment variable ``TABLEREF_VISION_BENCH_N``); ``--camera overhead|oblique|a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -67,10 +68,8 @@ def observe_folder(folder: str, game: str, n: int) -> dict:
     times = []
     frames = [Path(f"{folder}/{game}-{SEED_START + i}.png") for i in range(n)]
     for path in frames[:1]:  # load the models before the clock runs
-        try:
+        with contextlib.suppress(ObserveError, ValueError, cv2.error):
             observe(cv2.imread(str(path)), game)
-        except (ObserveError, ValueError, cv2.error):
-            pass
     for path in frames:
         truth = json.loads(path.with_suffix(".json").read_text())
         image = cv2.imread(str(path))

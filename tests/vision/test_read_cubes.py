@@ -24,3 +24,11 @@ def test_without_the_stone_model_no_digit_is_guessed(monkeypatch):
                 assert sorted(a[0][1] for a in alts) == list("23456")
     truth_stones = sum(t not in (".", "W") for row in position["grid"] for t in row)
     assert sum(t is None for row in reading.position["grid"] for t in row) >= truth_stones - 1
+
+
+def test_with_the_stone_model_the_tokens_are_read():
+    if vision.classifier.shared("stone") is None:
+        pytest.skip("models/stone.onnx is missing")
+    reading, position = read_render("cubes", 101)
+    assert reading.position["grid"] == position["grid"]
+    assert parses("cubes", reading.position)
