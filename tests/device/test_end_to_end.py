@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FAST_GAMES = {"esoloe-3andc"}
 
 #: why a game's announced events are not exactly the script's yet: vision's limits, as
-#: measured through these processes at commit 5dd8140 (13:21 UTC); no false event in these
+#: measured through these processes at 5dd8140 and again at 85ae05e (13:45 UTC, stone.onnx,
+#: board fixes): the same; no false event in these
 NOT_EXACT = {
     "esoloe-3andc": "vision gives every occupied field's stack height confidence 0.5 from "
                     "above, also in the 3x3 games whose rules never stack, so the referee "
