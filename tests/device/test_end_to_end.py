@@ -48,9 +48,10 @@ NOT_EXACT = {
 }
 #: where the referee announced an event the script does not have (a known fault, measured)
 FALSE_EVENTS = {
-    "cubes": "a stone read on the wrong field is a legal position, and the referee judges "
-             "the most probable legal reading as a move whatever its confidence: the third "
-             "move was announced as W@b10 where the script placed W@f5",
+    "cubes": "vision reads a phantom stone at grid.7.3 and lists it as uncertain (0.58, "
+             "'.' at 0.42); the referee judges the most probable legal reading as a move "
+             "whatever its confidence, so the phantom became the third move (W@b10; the "
+             "script placed W@f5)",
 }
 
 
