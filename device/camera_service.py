@@ -68,7 +68,7 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the table id, also the ZeroMQ topic (default t1)")
     parser.add_argument("--source", choices=SOURCES, default="synthetic",
                         help="where the frames come from (default synthetic: the renderer "
-                        "plays a seeded random game of --game)")
+                        "draws the demo's scripted game of --game)")
     parser.add_argument("--path", metavar="PATH",
                         help="folder: the image folder; video: the video file")
     parser.add_argument("--device", default="0", metavar="DEV",
