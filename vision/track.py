@@ -44,6 +44,7 @@ STILL_SHARE = 0.85  # of the pattern share seen when found: nothing moved
 STILL_PX = 0.35  # median offset of the pattern's edges beyond which the board moved
 HIDDEN_SHARE = 0.35  # of that share still in place: a hand hides the rest
 NUDGE_PX = 12.0  # how far a re-fit looks for the edges of a board that moved a little
+REFIT_PX = 4.0  # a re-fit that moves a corner farther is checked by finding the board anew
 CHECK_POINTS = 400  # the pattern's points a check looks at (evenly spread)
 MARGIN_PX = 10  # crop margin round the board beyond the re-fit's reach and profiles
 
@@ -91,7 +92,8 @@ class BoardTracker:
                     return Track(self.last, "hidden")  # what shows is in place
                 fitted = fit_model(grey, corners, geom, wide=NUDGE_PX)
                 new_share, _, _ = pattern_check(grey, fitted, geom, CHECK_POINTS)
-                if new_share >= STILL_SHARE * self.reference:
+                step = float(np.linalg.norm(fitted - corners, axis=1).max())
+                if new_share >= STILL_SHARE * self.reference and step <= REFIT_PX:
                     return self._keep(BoardFix(fitted + origin, self.last.corners),
                                       new_share, "moved")
         fix = find_board(image, geom)

@@ -42,11 +42,15 @@ def test_still_nudged_moved_and_gone(shoot):
     assert first.status == "found" and _err(first, want) < 1.5
     again = tracker.update(image)
     assert again.status == "still" and again.fix is first.fix
-    # pushed 2 mm and turned a degree: re-fitted from the last corners
-    image, want = shoot(2.0, -1.5, 1.0)
+    # pushed a millimetre and turned a little: re-fitted from the last corners
+    image, want = shoot(0.8, -0.6, 0.3)
     nudged = tracker.update(image)
     assert nudged.status == "moved" and _err(nudged, want) < 1.5
     assert tracker.update(image).status == "still"
+    # pushed 5 mm: the re-fit would move the corners too far; found anew
+    image, want = shoot(5.0, 2.0, 1.0)
+    pushed = tracker.update(image)
+    assert pushed.status == "found" and _err(pushed, want) < 1.5
     # pushed 60 mm: found anew
     image, want = shoot(60.0, 20.0, 4.0)
     moved = tracker.update(image)
