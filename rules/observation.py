@@ -92,11 +92,11 @@ class Observation:
     def readings(self) -> Iterator[tuple[float, Position]]:
         """The positions this observation allows, most probable first, as (p, position).
 
-        The first is always ``position`` itself (p = 1 relative to itself). Alternatives
-        that make no valid position are left out. With many uncertain elements only the
-        least confident ones' alternatives are combined, at most ``MAX_READINGS``.
+        The first is always ``position`` itself, p the product of the confidences of the
+        elements combined. Alternatives that make no valid position are left out. With
+        many uncertain elements only the least confident ones' alternatives are combined,
+        at most ``MAX_READINGS``; p is over the elements combined.
         """
-        yield 1.0, self.position
         elements, total = [], 1
         for u in sorted(self.uncertain, key=lambda u: u.confidence):
             size = 1 + len(u.alternatives)
@@ -104,6 +104,7 @@ class Observation:
                 break
             elements.append(u)
             total *= size
+        yield math.prod(u.confidence for u in elements), self.position
         if not elements:
             return
         choices = [[(_KEEP, u.confidence), *u.alternatives] for u in elements]

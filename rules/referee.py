@@ -265,14 +265,32 @@ def explain(
 ) -> Judgement | None:
     """The judgement of the most probable reading that is legal (same, in progress or
     moves); else the violation of the reading as given, or None (unclear) when the
-    observation's confidence is below the referee's threshold."""
-    first = None
-    for _, position in obs.readings():
+    observation's confidence is below the referee's threshold.
+
+    Readings that are legal but judged otherwise compete with it: when the chosen
+    reading holds less than ``min_confidence`` of the probability of all legal readings
+    (a stone read at 0.58 whose absence is legal too), the observation is unclear (None):
+    the rules may pick the one legal reading among misreadings, never one of several."""
+    best, best_p, rival_p, first = None, 0.0, 0.0, None
+    for p, position in obs.readings():
         verdict = game.judge(state, position)
-        if verdict.kind != Judgement.VIOLATION:
-            return verdict
-        first = first or verdict
+        if verdict.kind == Judgement.VIOLATION:
+            first = first or verdict
+        elif best is None:
+            best, best_p = verdict, p
+        elif _outcome_key(verdict) != _outcome_key(best):
+            rival_p += p
+    if best is not None:
+        return best if best_p >= min_confidence * (best_p + rival_p) else None
     return None if obs.least_confidence < min_confidence else first
+
+
+def _outcome_key(verdict: Judgement) -> tuple:
+    """What a legal judgement announces: no change (same or a turn in progress) or its
+    moves."""
+    if verdict.kind in (Judgement.SAME, Judgement.IN_PROGRESS):
+        return ("no-change",)
+    return (verdict.kind, tuple(str(m) for m in verdict.moves))
 
 
 def _key(obs: Observation) -> str:

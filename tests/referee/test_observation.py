@@ -126,8 +126,8 @@ def test_uncertain_elements_are_parsed_and_paths_checked():
     assert o.uncertain[0].path == ("cells", 2)
     assert o.least_confidence == 0.6
     readings = [(p, r.cells) for p, r in o.readings()]
-    assert readings[0] == (1.0, ("A", ".", "B", ".", "."))
-    assert [r for _, r in readings[1:]] == [("A", ".", "A", ".", "."), ("A", ".", ".", ".", ".")]
+    assert readings == [(0.6, ("A", ".", "B", ".", ".")), (0.3, ("A", ".", "A", ".", ".")),
+                        (0.1, ("A", ".", ".", ".", "."))]
     for bad, key in [
         ([{"path": "cells.7", "confidence": 0.5}], "uncertain.0.path"),
         ([{"path": "cells.1"}], "uncertain.0.confidence"),

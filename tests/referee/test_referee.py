@@ -118,6 +118,19 @@ def test_an_alternative_reading_that_explains_a_legal_move_is_taken():
     assert events[-1] == {"event": "move", "seq": 3, "ply": 2, "player": 1, "move": "@1"}
 
 
+def test_two_legal_readings_neither_sure_enough_are_unclear():
+    """A piece read at 0.58 whose absence is legal too (no change): the rules cannot say
+    which it is, so no move is announced on it."""
+    phantom = [{"path": "cells.1", "confidence": 0.58, "alternatives": [[".", 0.42]]}]
+    events = run(obs(1, "....."), obs(2, "A...."),
+                 obs(3, "AB...", confidence=0.58, uncertain=phantom))
+    assert [e["event"] for e in events] == ["move", "unclear"]
+    # read surely enough, the same piece is the move
+    sure = [{"path": "cells.1", "confidence": 0.95, "alternatives": [[".", 0.05]]}]
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AB...", uncertain=sure))
+    assert events[-1] == {"event": "move", "seq": 3, "ply": 2, "player": 1, "move": "@1"}
+
+
 def test_uncertain_elements_lower_the_confidence():
     unsure = [{"path": "cells.4", "confidence": 0.3, "alternatives": [[".", 0.2]]}]
     events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AA..B", uncertain=unsure))
