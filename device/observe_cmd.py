@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
+# the games vision.observe.READERS reads (not imported here: this module stays light)
+GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "neunfeld", "tyr", "cubes")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -156,3 +156,20 @@ def test_an_invalid_reading_takes_its_alternatives_until_the_rules_accept_it():
     entry = next(u for u in reading.uncertain if u["path"] == "dice.red.cell")
     assert entry["confidence"] == 0.3 and entry["alternatives"] == [[[4, 4], 0.6]]
     assert min(reading.confidences) == 0.3
+
+
+def test_tableref_observe_reads_every_game_vision_reads(tmp_path, capsys):
+    from device.observe_cmd import GAMES
+    from vision.observe import READERS
+
+    assert set(GAMES) == set(READERS)
+    image, _ = render_scene("tyr", {"dice": {"blue": {"top": 5, "cell": [5, 5]},
+                                             "red": {"top": None, "cell": None},
+                                             "black": {"top": None, "cell": None}}}, 101,
+                            options=RenderOptions(camera_mode="overhead"))
+    path = tmp_path / "tyr.png"
+    cv2.imwrite(str(path), image)
+    assert main(["observe", "--game", "tyr", str(path)]) == 0
+    position = json.loads(capsys.readouterr().out)["position"]
+    get_game("tyr").position_from_json(position)
+    assert position["dice"]["blue"] == {"top": 5, "cell": [5, 5]}
