@@ -48,10 +48,10 @@ NOT_EXACT = {
 }
 #: where the referee announced an event the script does not have (a known fault, measured)
 FALSE_EVENTS = {
-    "cubes": "vision reads a phantom stone at grid.7.3 and lists it as uncertain (0.58, "
-             "'.' at 0.42); the referee judges the most probable legal reading as a move "
-             "whatever its confidence, so the phantom became the third move (W@b10; the "
-             "script placed W@f5)",
+    "cubes": "the third move was announced as W@b10 where the script placed W@f5, also "
+             "after the referee's rule that a reading must hold 0.9 of all legal readings "
+             "(8a59509); a still render of that position reads right, the scripted frames' "
+             "reading was not traced further",
 }
 
 
