@@ -47,8 +47,9 @@ class Proc:
             return self.proc.wait()
 
 
-def pumping(publisher: Publisher, check, timeout: float = 15.0):
-    """Pumps ``publisher`` (it answers subscriptions) until ``check()`` is truthy."""
+def pumping(publisher: Publisher, check, timeout: float = 60.0):
+    """Pumps ``publisher`` (it answers subscriptions) until ``check()`` is truthy; the
+    timeout is generous: a process starting on a loaded 2-core machine takes seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         publisher.pump(timeout=0.02)
