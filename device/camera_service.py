@@ -237,10 +237,10 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
                 continue
             if names:
                 obs["player_names"] = names
-            publisher.publish_observation(obs)
-            if jsonl is not None:
+            if jsonl is not None:  # the file first: a subscriber that has it finds it there
                 jsonl.write(json.dumps(obs, separators=(",", ":")) + "\n")
                 jsonl.flush()
+            publisher.publish_observation(obs)
             log.info("table %s: observation seq %d", args.table, obs["seq"])
     finally:
         restore()
