@@ -74,7 +74,7 @@ MODELS: dict[str, ModelSpec] = {
             description="Miwin die, top face: pips 1..9 and the die's colour",
             train_size=8000,
             test_size=1000,
-            epochs=16,
+            epochs=24,
             grey_heads=("pips",),
             # the real photos are mostly grey and blurred: more of both
             grey=0.6,
