@@ -13,6 +13,21 @@ A hand or arm across the board's edge (``vision.occlusion``, games in
 unstable (``stable: false``, the spec's "not still and unoccluded"): its confidence is 0
 and the extra key ``occlusion`` says which stretches of the edge are covered; the referee
 judges none of it.
+
+``calibration`` (a dict, every key optional; ``calibration.files.for_vision`` loads the
+files of ``tableref calibrate`` and ``tableref enrol`` into it; vision imports nothing
+from ``calibration/``, the values are plain arrays or duck-typed objects):
+
+- ``"K"`` (3x3) and ``"dist"`` (k1 k2 p1 p2 k3): the camera's intrinsics (default: an
+  assumed Raspberry Pi camera);
+- ``"board"``: the registered board corners (4 x 2 px: nw, ne, se, sw), used in place of
+  ``find_board`` (the caller knows the board has not moved since it was registered);
+- ``"colour"``: an object with ``apply(image) -> image`` (the white balance), applied to
+  the frame before anything reads it;
+- ``"profile"``: an object with ``predict(model_name, model, crops, top_k)`` answering what
+  ``Classifier.predict`` answers: the readers call it in place of ``model.predict``
+  (``predict`` below); for a model it does not adapt it gives the model's own reading;
+- ``"players"``: Cubes' players (``vision.read_cubes``).
 """
 
 from __future__ import annotations
@@ -22,7 +37,7 @@ import time as _time
 
 import numpy as np
 
-from vision.board import find_board, geometry
+from vision.board import BoardFix, find_board, geometry
 from vision.occlusion import edge_occlusion
 
 FRAME_SIZE = (1280, 720)
@@ -96,6 +111,24 @@ def most_likely_valid(game: str, reading) -> None:
         reading.confidences.append(float(probability))
 
 
+def predict(calibration: dict | None, name: str, model, crops, top_k: int) -> list:
+    """``model.predict(crops, top_k)``, or the calibration's enrolment ``profile``'s
+    reading of them where one is given (``name``: the model's name, models/<name>.onnx)."""
+    profile = (calibration or {}).get("profile")
+    if profile is None:
+        return model.predict(crops, top_k=top_k)
+    return profile.predict(name, model, crops, top_k)
+
+
+def board_fix(image: np.ndarray, geom, calibration: dict | None) -> BoardFix | None:
+    """The calibration's registered ``board`` corners, else ``find_board``'s."""
+    corners = (calibration or {}).get("board")
+    if corners is None:
+        return find_board(image, geom)
+    corners = np.asarray(corners, np.float64).reshape(4, 2)
+    return BoardFix(corners, corners.copy())
+
+
 def observe(image: np.ndarray, game: str, *, calibration: dict | None = None,
             table: str = "t1", seq: int = 0, time: float | None = None) -> dict:
     """The observation of ``image`` (BGR uint8, 1280 x 720) for ``game``."""
@@ -103,8 +136,11 @@ def observe(image: np.ndarray, game: str, *, calibration: dict | None = None,
         raise ObserveError(f"game {game!r} is not read by the vision pipeline yet "
                            f"(supported: {', '.join(SUPPORTED)})")
     check_frame(image)
+    colour = (calibration or {}).get("colour")
+    if colour is not None:
+        image = colour.apply(image)
     geom = geometry(game)
-    fix = find_board(image, geom)
+    fix = board_fix(image, geom, calibration)
     if fix is None:
         raise ObserveError("no board in view")
     occlusion = edge_occlusion(image, fix, geom) if game in OCCLUSION_GAMES else None

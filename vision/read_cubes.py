@@ -34,6 +34,7 @@ import numpy as np
 from vision.board import BoardFix, Geometry
 from vision.classifier import shared, stone_token
 from vision.grid import square_crop
+from vision.observe import predict
 from vision.read_miwin import plane
 from vision.reading import Reading
 
@@ -220,8 +221,9 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             reading.add(conf, path, 0.9, [["W", round(1 - conf, 4)]])
     predictions = None
     if model is not None and stones:  # one run for all of the frame's stones
-        predictions = model.predict([stone_crop(image, H, geom.cells[i][1], geom.cells[i][2])
-                                     for i in stones], top_k=5)
+        predictions = predict(calibration, "stone", model,
+                              [stone_crop(image, H, geom.cells[i][1], geom.cells[i][2])
+                               for i in stones], 5)
     for k, i in enumerate(stones):
         r, c = divmod(i, 10)
         f = fields[i]

@@ -34,6 +34,7 @@ from vision import cube_geometry as cg
 from vision.board import BoardFix, Geometry, homography, material_score
 from vision.classifier import shared
 from vision.grid import board_pose, rectify, square_crop
+from vision.observe import predict
 from vision.reading import Reading
 from vision.stack_height import measure_heights, project
 
@@ -204,7 +205,7 @@ class _Frame:
         size = (image.shape[1], image.shape[0])
         K = dist = None
         if calibration is not None:
-            K, dist = calibration["K"], calibration.get("dist")
+            K, dist = calibration.get("K"), calibration.get("dist")
         self.image = image
         self.dist = dist
         self.pose = board_pose(fix, geom, size, K, dist)
@@ -287,7 +288,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         return out
     evidence: dict[tuple[int, int], list] = {}
     colour: dict[tuple[int, int], float] = {}  # log-odds of green stain from the cube head
-    for (field, level, d, up, _), pred in zip(seen, model.predict(crops, top_k=4),
+    for (field, level, d, up, _), pred in zip(seen, predict(calibration, "symbol", model, crops, 4),
                                               strict=True):
         if d == "up":
             field["up"] = pred["symbol"]

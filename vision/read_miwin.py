@@ -28,6 +28,7 @@ import numpy as np
 from vision.board import BoardFix, Geometry
 from vision.classifier import Prediction, shared
 from vision.grid import board_pose, square_crop
+from vision.observe import predict
 
 DIE_MM = 22.0  # vision.render.pieces.DIE_MM
 COLOURS = ("blue", "red", "black")
@@ -55,7 +56,7 @@ def plane(fix: BoardFix, geom: Geometry, image: np.ndarray, calibration: dict | 
     by default that of the tops of dice standing on the board."""
     K = dist = None
     if calibration is not None:
-        K, dist = calibration["K"], calibration.get("dist")
+        K, dist = calibration.get("K"), calibration.get("dist")
     pose = board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist)
     return pose.plane_homography(z_mm)
 
@@ -162,16 +163,16 @@ def find_dice(image: np.ndarray, H: np.ndarray, geom: Geometry,
     return found
 
 
-def read_tops(image: np.ndarray, H: np.ndarray,
-              dice: list[Die]) -> list[dict[str, Prediction] | None]:
-    """The pips model's reading of each die's top (one run for all); None per die
-    without the model."""
+def read_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
+              calibration: dict | None = None) -> list[dict[str, Prediction] | None]:
+    """The pips model's reading of each die's top (one run for all; through the
+    calibration's enrolment profile where it has one); None per die without the model."""
     model = shared("pips")
     if model is None or not dice:
         return [None] * len(dice)
     half = DIE_MM / 2 / CROP_FILL
     crops = [square_crop(image, H, d.u, d.v, half, 64) for d in dice]
-    return model.predict(crops, top_k=9)
+    return predict(calibration, "pips", model, crops, 9)
 
 
 def top_reading(die: Die, prediction: dict[str, Prediction] | None,
