@@ -324,3 +324,31 @@ def load(path: str | Path, kind: str | None = None):
     except json.JSONDecodeError as e:
         raise CalibrationError(f"{source}: not JSON (line {e.lineno}: {e.msg})") from None
     return parse(data, source, kind)
+
+
+def for_vision(*, camera: str | Path | None = None, board: str | Path | None = None,
+               colour: str | Path | None = None, profile: str | Path | None = None,
+               game: str | None = None) -> dict:
+    """The ``calibration`` dict ``vision.observe.observe`` takes, from the files given
+    (each validated by ``load``; ``CalibrationError`` names the file and key): ``K`` and
+    ``dist`` of the camera file, ``board`` (the registered corners), ``colour`` (the
+    ``ColourCalibration``: its ``apply`` white-balances a frame) and ``profile``
+    (``calibration.enrol.Profile``: its ``predict`` reads the enrolled pieces). ``game``:
+    the game observed; a board registered for another game is refused."""
+    out: dict = {}
+    if camera is not None:
+        cam = load(camera, "camera")
+        out["K"], out["dist"] = cam.K, cam.dist
+    if board is not None:
+        reg = load(board, "board")
+        if game is not None and reg.game != game:
+            raise CalibrationError(f"{board}: key 'game': the board of {reg.game} was "
+                                   f"registered, not that of {game}")
+        out["board"] = reg.corners
+    if colour is not None:
+        out["colour"] = load(colour, "colour")
+    if profile is not None:
+        from calibration.enrol import Profile
+
+        out["profile"] = Profile(load(profile, "profile"))
+    return out

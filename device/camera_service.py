@@ -8,7 +8,10 @@ It opens a frame source (``device.sources``), feeds the frames to the tracker
 observation on a ZeroMQ PUB socket (``device.stream.Publisher``, topic = the table id,
 with a last-value cache so that a referee that joins gets the current position at once;
 ``--curve-secret`` and ``--curve-allowed`` switch CURVE encryption and authentication on).
-``--jsonl FILE`` also appends each observation to a file.
+``--jsonl FILE`` also appends each observation to a file. ``--camera-calibration``,
+``--board``, ``--colour`` and ``--profile`` name the calibration files vision reads the
+frames with (``docs/calibration.md``, "Using the calibration"); a bad one is one line
+naming the file and key, exit status 2.
 
 The observations' ``seq`` starts at ``--first-seq`` (default: the clock in milliseconds),
 so it keeps increasing across restarts, as the referee requires. A finite source
@@ -100,6 +103,35 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the players' names, given with every observation")
     parser.add_argument("--jsonl", metavar="FILE",
                         help="also append each observation to FILE (JSONL)")
+    add_calibration_arguments(parser)
+
+
+def add_calibration_arguments(parser: argparse.ArgumentParser) -> None:
+    """The calibration files vision reads the frames with (``docs/calibration.md``;
+    ``tableref camera``, ``run`` and ``observe`` share them)."""
+    parser.add_argument("--camera-calibration", metavar="FILE",
+                        help="the camera's intrinsics (tableref calibrate camera; default: "
+                        "an assumed Raspberry Pi camera)")
+    parser.add_argument("--board", metavar="FILE",
+                        help="the registered board (tableref calibrate board): its corners "
+                        "are used instead of finding the board in each frame; the board "
+                        "must not move")
+    parser.add_argument("--colour", metavar="FILE",
+                        help="the white balance (tableref calibrate colour), applied to each "
+                        "frame")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="the set enrolment (tableref enrol): the pieces are read "
+                        "through it")
+
+
+def load_calibration(args: argparse.Namespace) -> dict | None:
+    """The calibration dict of ``add_calibration_arguments``' files (None: none given);
+    raises ``calibration.files.CalibrationError`` (one line naming the file and key)."""
+    from calibration.files import for_vision
+
+    calibration = for_vision(camera=args.camera_calibration, board=args.board,
+                             colour=args.colour, profile=args.profile, game=args.game)
+    return calibration or None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -164,6 +196,7 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
 
     try:
         get_game(args.game)  # an unknown game id: one line now, not at the first read
+        calibration = load_calibration(args)
         config = SourceConfig(
             args.source, path=args.path, device=args.device, size=_size(args.size),
             fps=args.fps, loop=args.loop,
@@ -186,7 +219,8 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
         return 2
     first_seq = args.first_seq if args.first_seq is not None else int(time.time() * 1000)
     tracker = Tracker(TrackerConfig(game=args.game, table=args.table, settle_s=args.settle_s,
-                                    settle_frames=args.settle_frames, first_seq=first_seq))
+                                    settle_frames=args.settle_frames, first_seq=first_seq,
+                                    calibration=calibration))
     names = [n.strip() for n in args.players.split(",")] if getattr(args, "players", None) else None
     notify = sd_notify if systemd else (lambda *lines: False)
     watchdog = Watchdog() if systemd else None

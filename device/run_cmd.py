@@ -26,7 +26,7 @@ import argparse
 
 CAMERA_OPTIONS = ("game", "table", "source", "path", "device", "size", "fps", "loop", "seed",
                   "plies", "view", "lighting", "settle_s", "settle_frames", "first_seq",
-                  "players", "jsonl")
+                  "players", "jsonl", "camera_calibration", "board", "colour", "profile")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
