@@ -113,7 +113,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         else:
             reading.add(die.confidence, f"dice.{colour}.holder", 0.9, [[1 - holder, 0.1]]
                         if die.confidence < 0.9 else None)
-    for die, pred in zip(seen, read_tops(image, H, seen), strict=True):
+    for die, pred in zip(seen, read_tops(image, H, seen, calibration), strict=True):
         top, conf, alts = top_reading(die, pred, BY_COLOUR[die.colour].faces)
         dice[die.colour]["top"] = top
         reading.add(conf, f"dice.{die.colour}.top", 0.9, alts)

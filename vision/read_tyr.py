@@ -64,7 +64,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                     [[alt, round(1 - conf, 4)]] if alt is not None and conf < 0.9 else None)
         if cell is not None:
             on_board.append(die)
-    for die, pred in zip(on_board, read_tops(image, H, on_board), strict=True):
+    for die, pred in zip(on_board, read_tops(image, H, on_board, calibration), strict=True):
         top, conf, alts = top_reading(die, pred, BY_COLOUR[die.colour].faces)
         dice[die.colour]["top"] = top
         reading.add(conf, f"dice.{die.colour}.top", 0.9, alts)

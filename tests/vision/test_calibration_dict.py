@@ -92,3 +92,46 @@ def test_registered_board_corners_replace_the_board_finder(rendered, monkeypatch
     obs = observe(frame, GAME, calibration={"board": corners.tolist()})
     assert np.allclose([obs["board"][k] for k in CORNER_NAMES], corners, atol=1e-3)
     assert [bool(s) for s in obs["position"]["cells"]] == [bool(s) for s in POSITION["cells"]]
+
+
+PREFERENCE = (7, 1, 2, 3, 4, 5, 6, 8, 9)
+
+
+class Sevens:
+    """A profile that reads every die's top as 7, or where the die has no 7 as the first
+    face it has in PREFERENCE (and records what it was asked)."""
+
+    def __init__(self):
+        self.asked = []
+
+    def predict(self, name, model, crops, top_k):
+        self.asked.append(name)
+        predictions = model.predict(crops, top_k=top_k)
+        top = tuple((str(n), 0.5 ** (i + 1)) for i, n in enumerate(PREFERENCE))
+        for p in predictions:
+            p["pips"] = Prediction(top[0][0], top[0][1], top)
+        return predictions
+
+
+@pytest.mark.skipif(shared("pips") is None, reason="models/pips.onnx is missing")
+@pytest.mark.parametrize("game", ["tyr", "neunfeld"])
+def test_the_profile_reads_the_dice_tops(game):
+    import importlib
+
+    from tests.vision.reader_check import truth_fix
+    from vision.board import geometry
+    from vision.render.positions import random_position
+
+    position = random_position(game, 105)
+    image, truth = render_scene(game, position, 105,
+                                options=RenderOptions(camera_mode="overhead"))
+    reader = importlib.import_module(vision.observe.READERS[game])
+    profile = Sevens()
+    reading = reader.read(image, truth_fix(truth), geometry(game), {"profile": profile})
+    assert profile.asked == ["pips"]  # one run for the frame, through the profile
+    from rules.miwin import BY_COLOUR
+
+    read = {c: d["top"] for c, d in reading.position["dice"].items() if d["top"] is not None}
+    assert read
+    for colour, top in read.items():
+        assert top == next(n for n in PREFERENCE if n in BY_COLOUR[colour].faces), colour
