@@ -8,6 +8,7 @@ import pytest
 
 from calibration import charuco_render, files, registration
 from device.cli import main
+from tests.device.image_files import write_images
 from vision.render.effects import Effects
 from vision.render.frame import RenderOptions, render_scene
 
@@ -24,13 +25,6 @@ def _run(capsys, *argv):
     return status, out, err
 
 
-def _save(tmp_path, images, stem):
-    paths = []
-    for i, image in enumerate(images):
-        path = tmp_path / f"{stem}{i}.png"
-        cv2.imwrite(str(path), image)
-        paths.append(str(path))
-    return paths
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +55,7 @@ def test_print(tmp_path, capsys):
 
 def test_camera_from_photos(tmp_path, capsys, charuco_views):
     images, cams = charuco_views
-    paths = _save(tmp_path, images, "view")
+    paths = write_images(tmp_path, images, "view")
     out_file = tmp_path / "camera.json"
     status, out, err = _run(capsys, "camera", *paths, "--out", str(out_file))
     assert status == 0, err
@@ -81,7 +75,7 @@ def test_camera_from_a_live_source_with_guidance(tmp_path, capsys, charuco_views
     folder = tmp_path / "live"
     folder.mkdir()
     # the first view twice: the board has not moved, the second is not kept
-    _save(folder, [images[0], *images], "frame")
+    write_images(folder, [images[0], *images], "frame")
     out_file = tmp_path / "camera.json"
     status, out, err = _run(capsys, "camera", "--source", "folder", "--path", str(folder),
                             "--views", "6", "--out", str(out_file))
@@ -96,7 +90,7 @@ def test_camera_from_a_live_source_with_guidance(tmp_path, capsys, charuco_views
 
 
 def test_camera_needs_views(tmp_path, capsys, charuco_views):
-    paths = _save(tmp_path, charuco_views[0][:2], "view")
+    paths = write_images(tmp_path, charuco_views[0][:2], "view")
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((720, 1280, 3), 90, np.uint8))
     status, _, err = _run(capsys, "camera", *paths, str(blank), str(tmp_path / "nope.png"),
@@ -111,7 +105,7 @@ def test_camera_needs_views(tmp_path, capsys, charuco_views):
 
 def test_board_auto_under_a_millimetre(tmp_path, capsys, scene_frames):
     frames, truth = scene_frames
-    paths = _save(tmp_path, frames, "frame")
+    paths = write_images(tmp_path, frames, "frame")
     out_file = tmp_path / "board.json"
     status, out, err = _run(capsys, "board", "--game", "esoloe", *paths, "--frames", "3",
                             "--out", str(out_file))
@@ -132,7 +126,7 @@ def test_board_manual_and_errors(tmp_path, capsys, scene_frames):
                                      np.array(truth["camera"]["dist"]), (1280, 720), 0.1, 10,
                                      {})
     cam_file = files.save(camera, tmp_path / "camera.json")
-    frame = _save(tmp_path, frames[:1], "frame")[0]
+    frame = write_images(tmp_path, frames[:1], "frame")[0]
     status, out, err = _run(capsys, "board", "--game", "esoloe", "--corners", text, frame,
                             "--camera", str(cam_file), "--out", str(tmp_path / "b.json"))
     assert status == 0, err
@@ -148,7 +142,7 @@ def test_board_manual_and_errors(tmp_path, capsys, scene_frames):
     status, _, err = _run(capsys, "board", "--game", "chess", "--corners", text,
                           "--out", str(tmp_path / "x.json"))
     assert status == 2 and "--game" in err
-    blank = _save(tmp_path, [np.full((720, 1280, 3), 90, np.uint8)], "blank")
+    blank = write_images(tmp_path, [np.full((720, 1280, 3), 90, np.uint8)], "blank")
     status, _, err = _run(capsys, "board", "--game", "esoloe", *blank,
                           "--out", str(tmp_path / "x.json"))
     assert status == 1 and "not found in 1 frame" in err and "--corners" in err
@@ -167,7 +161,7 @@ def test_colour_undoes_a_white_balance_error(tmp_path, capsys, scene_frames):
     for wb in ((1.0, 1.0, 1.0), (1.25, 1.0, 0.8)):
         image, _ = render_scene("esoloe", TWO_CUBES, 101, options=RenderOptions(
             camera_mode="overhead", effects=Effects(wb=wb, exposure=0.3, read_noise=0.01)))
-        path = _save(tmp_path, [image], f"wb{wb[0]}")
+        path = write_images(tmp_path, [image], f"wb{wb[0]}")
         out_file = tmp_path / f"colour{wb[0]}.json"
         status, out, err = _run(capsys, "colour", "--board", str(board_file), *path,
                                 "--piece", "player 0=0", "--piece", "player 1=4",

@@ -10,6 +10,7 @@ import cv2
 import pytest
 
 from device.cli import main
+from tests.device.image_files import write_images
 from vision import real_dice
 from vision.classifier import MODELS_DIR, Classifier
 from vision.render.crops import render_crops
@@ -22,13 +23,6 @@ def faces(capsys, *argv: str) -> tuple[int, list[dict], list[str]]:
     return status, [json.loads(line) for line in out.splitlines()], err.splitlines()
 
 
-def write(tmp_path, images, stem: str) -> list[str]:
-    paths = []
-    for i, image in enumerate(images):
-        path = tmp_path / f"{stem}{i}.png"
-        cv2.imwrite(str(path), image)
-        paths.append(str(path))
-    return paths
 
 
 def test_pips_on_real_dice_crops_not_trained_on(capsys, shared_dir):
@@ -49,7 +43,7 @@ def test_pips_on_real_dice_crops_not_trained_on(capsys, shared_dir):
 def test_symbol_on_rendered_faces_at_any_size(capsys, tmp_path):
     images, labels = render_crops("face", 10, seed=11, size=64)
     big = [cv2.resize(image, (200, 200)) for image in images[:5]]
-    paths = write(tmp_path, [*big, *images[5:]], "face")
+    paths = write_images(tmp_path, [*big, *images[5:]], "face")
     status, lines, err = faces(capsys, "--kind", "symbol", *paths)
     assert status == 0 and err == []
     right = sum(line["label"] == label["label"] for line, label in zip(lines, labels,
@@ -63,7 +57,7 @@ def test_stone_tokens_on_renders(capsys, tmp_path):
     # a wide photo: the stone fills the central square
     wide = [cv2.copyMakeBorder(image, 0, 0, 20, 20, cv2.BORDER_REPLICATE)
             for image in _centre(list(images))]
-    status, lines, err = faces(capsys, "--kind", "stone", *write(tmp_path, wide, "stone"))
+    status, lines, err = faces(capsys, "--kind", "stone", *write_images(tmp_path, wide, "stone"))
     assert status == 0 and err == []
     tokens = [line["label"] for line in lines]
     assert all(t == "W" or (t[0] in "BRKObrko" and t[1] in "23456") for t in tokens)
@@ -72,12 +66,12 @@ def test_stone_tokens_on_renders(capsys, tmp_path):
 
 
 def test_bad_images_are_one_line_each_and_the_rest_still_read(capsys, tmp_path):
-    good = write(tmp_path, render_crops("face", 1, seed=3, size=64)[0], "good")[0]
+    good = write_images(tmp_path, render_crops("face", 1, seed=3, size=64)[0], "good")[0]
     empty = tmp_path / "empty.png"
     empty.write_bytes(b"")
     garbage = tmp_path / "garbage.jpg"
     garbage.write_bytes(b"\x00not an image\xff" * 50)
-    tiny = write(tmp_path, [render_crops("face", 1, seed=3, size=4)[0][0]], "tiny")[0]
+    tiny = write_images(tmp_path, [render_crops("face", 1, seed=3, size=4)[0][0]], "tiny")[0]
     missing = tmp_path / "missing.png"
     status, lines, err = faces(capsys, "--kind", "symbol", str(empty), good, str(garbage),
                                str(missing), str(tmp_path), tiny)
@@ -91,7 +85,7 @@ def test_bad_images_are_one_line_each_and_the_rest_still_read(capsys, tmp_path):
 
 
 def test_missing_corrupt_or_wrong_model_is_one_line_exit_2(capsys, tmp_path):
-    image = write(tmp_path, render_crops("face", 1, seed=3, size=64)[0], "face")[0]
+    image = write_images(tmp_path, render_crops("face", 1, seed=3, size=64)[0], "face")[0]
     status, lines, err = faces(capsys, "--kind", "stone", "--models-dir", str(tmp_path), image)
     assert status == 2 and lines == [] and len(err) == 1
     assert "stone.onnx" in err[0] and "missing" in err[0]
