@@ -40,6 +40,8 @@ from rules.observation import (
 
 #: default threshold: below it, an observation no reading explains is ``unclear``
 MIN_CONFIDENCE = 0.9
+#: an alternative reading this much less probable than the written one is not considered
+ALTERNATIVE_FLOOR = 0.1
 
 
 class Recorder(Protocol):
@@ -270,9 +272,16 @@ def explain(
     Readings that are legal but judged otherwise compete with it: when the chosen
     reading holds less than ``min_confidence`` of the probability of all legal readings
     (a stone read at 0.58 whose absence is legal too), the observation is unclear (None):
-    the rules may pick the one legal reading among misreadings, never one of several."""
-    best, best_p, rival_p, first = None, 0.0, 0.0, None
+    the rules may pick the one legal reading among misreadings, never one of several.
+    A reading less than ``ALTERNATIVE_FLOOR`` times as probable as the position as
+    written is not considered (a cube read present at 0.98 is not taken away to make
+    the position legal)."""
+    best, best_p, rival_p, first, written_p = None, 0.0, 0.0, None, None
     for p, position in obs.readings():
+        if written_p is None:
+            written_p = p
+        elif p < ALTERNATIVE_FLOOR * written_p:
+            break  # the readings come most probable first
         verdict = game.judge(state, position)
         if verdict.kind == Judgement.VIOLATION:
             first = first or verdict

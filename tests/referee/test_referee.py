@@ -131,6 +131,18 @@ def test_two_legal_readings_neither_sure_enough_are_unclear():
     assert events[-1] == {"event": "move", "seq": 3, "ply": 2, "player": 1, "move": "@1"}
 
 
+def test_a_far_less_likely_reading_does_not_explain_a_violation_away():
+    """Two pieces appeared at once; one of them could be absent only at 0.02 against 0.98:
+    that is no reason to announce the one-piece move."""
+    faint = [{"path": "cells.2", "confidence": 0.98, "alternatives": [[".", 0.02]]}]
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "ABB..", uncertain=faint))
+    assert events[-1]["event"] == "violation"
+    # at 0.2 against 0.8 the legal reading is weighed (and taken: it is the only legal one)
+    even = [{"path": "cells.2", "confidence": 0.8, "alternatives": [[".", 0.2]]}]
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "ABB..", uncertain=even))
+    assert events[-1] == {"event": "move", "seq": 3, "ply": 2, "player": 1, "move": "@1"}
+
+
 def test_uncertain_elements_lower_the_confidence():
     unsure = [{"path": "cells.4", "confidence": 0.3, "alternatives": [[".", 0.2]]}]
     events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AA..B", uncertain=unsure))
