@@ -54,6 +54,37 @@ class ServiceConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def add_output_arguments(group) -> None:
+    """Where the service's events go: socket, live page, speech, terminal, CURVE and
+    heartbeats (``tableref referee --listen`` and ``tableref run`` alike)."""
+    group.add_argument("--publish", metavar="ADDR",
+                       help="publish events and table states at ADDR (e.g. tcp://*:5557)")
+    group.add_argument("--web", metavar="[HOST:]PORT",
+                       help="serve the live page (board, events, moves) on this port")
+    group.add_argument("--speak", action="store_true", help="say the events with espeak-ng")
+    group.add_argument("--voice", default="en", help="espeak-ng voice (default en)")
+    group.add_argument("--quiet", action="store_true", help="print no events")
+    group.add_argument("--curve-secret", metavar="FILE",
+                       help="this machine's key pair (NAME.key_secret from tableref keys)")
+    group.add_argument("--curve-allowed", metavar="DIR",
+                       help="public keys allowed to subscribe to --publish (CURVE on)")
+    group.add_argument("--heartbeat-ms", type=int, default=1000, metavar="MS",
+                       help="ZMTP heartbeat interval; a peer silent for 3 of them is dead")
+
+
+def add_judging_arguments(group) -> None:
+    """How the games are judged and kept: --json, --record, --min-confidence,
+    --no-forced-wins."""
+    group.add_argument("--json", action="store_true", help="print events as JSONL")
+    group.add_argument("--record", metavar="DIR", nargs="?", const="", default=None,
+                       help="record every game (default folder: $XDG_DATA_HOME/tableref/games)")
+    group.add_argument("--min-confidence", metavar="P", type=float, default=None,
+                       help="below this confidence an unexplained position is 'unclear' "
+                       "rather than a violation (default 0.9)")
+    group.add_argument("--no-forced-wins", action="store_true",
+                       help="do not announce forced wins seen ahead (Neunfeld)")
+
+
 def add_arguments(parser: argparse.ArgumentParser, shared: bool = False) -> None:
     """The service's options; ``shared`` also adds those ``tableref referee`` already has
     (--json, --record, --min-confidence, --no-forced-wins)."""
@@ -63,30 +94,13 @@ def add_arguments(parser: argparse.ArgumentParser, shared: bool = False) -> None
                    "tcp://camera-t1:5556 or ipc:///run/tableref/obs); may be repeated")
     g.add_argument("--bind", action="store_true",
                    help="bind the --listen addresses and let cameras connect")
-    g.add_argument("--publish", metavar="ADDR",
-                   help="publish events and table states at ADDR (e.g. tcp://*:5557)")
     g.add_argument("--table", metavar="ID", action="append",
                    help="only these tables (default: every table heard)")
-    g.add_argument("--web", metavar="[HOST:]PORT",
-                   help="serve the live page (board, events, moves) on this port")
-    g.add_argument("--speak", action="store_true", help="say the events with espeak-ng")
-    g.add_argument("--voice", default="en", help="espeak-ng voice (default en)")
-    g.add_argument("--quiet", action="store_true", help="print no events")
-    g.add_argument("--curve-secret", metavar="FILE",
-                   help="this machine's key pair (NAME.key_secret from tableref keys)")
     g.add_argument("--camera-key", metavar="FILE",
                    help="the camera's public key: subscribe with CURVE encryption")
-    g.add_argument("--curve-allowed", metavar="DIR",
-                   help="public keys allowed to subscribe to --publish (CURVE on)")
-    g.add_argument("--heartbeat-ms", type=int, default=1000, metavar="MS",
-                   help="ZMTP heartbeat interval; a peer silent for 3 of them is dead")
+    add_output_arguments(g)
     if shared:
-        parser.add_argument("--json", action="store_true", help="print events as JSONL")
-        parser.add_argument("--record", metavar="DIR", nargs="?", const="", default=None,
-                            help="record every game (default folder: "
-                            "$XDG_DATA_HOME/tableref/games)")
-        parser.add_argument("--min-confidence", metavar="P", type=float, default=None)
-        parser.add_argument("--no-forced-wins", action="store_true")
+        add_judging_arguments(parser)
 
 
 def config_from_args(args: argparse.Namespace) -> ServiceConfig:

@@ -31,6 +31,7 @@ CAMERA_OPTIONS = ("game", "table", "source", "path", "device", "size", "fps", "l
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from device.camera_service import add_source_arguments
+    from device.referee_service import add_judging_arguments, add_output_arguments
 
     g = parser.add_argument_group("camera")
     add_source_arguments(g)
@@ -39,27 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    "(default tcp://127.0.0.1:5556, this machine only; tcp://127.0.0.1:* "
                    "takes a free port)")
     r = parser.add_argument_group("referee")
-    r.add_argument("--publish", metavar="ADDR",
-                   help="publish events and table states at ADDR (e.g. tcp://*:5557)")
-    r.add_argument("--web", metavar="[HOST:]PORT",
-                   help="serve the live page (board, events, moves) on this port")
-    r.add_argument("--record", metavar="DIR", nargs="?", const="", default=None,
-                   help="record every game (default folder: $XDG_DATA_HOME/tableref/games)")
-    r.add_argument("--speak", action="store_true", help="say the events with espeak-ng")
-    r.add_argument("--voice", default="en", help="espeak-ng voice (default en)")
-    r.add_argument("--json", action="store_true", help="print events as JSONL")
-    r.add_argument("--quiet", action="store_true", help="print no events")
-    r.add_argument("--min-confidence", metavar="P", type=float, default=None,
-                   help="below this confidence an unexplained position is 'unclear' "
-                   "rather than a violation (default 0.9)")
-    r.add_argument("--no-forced-wins", action="store_true",
-                   help="do not announce forced wins seen ahead (Neunfeld)")
-    r.add_argument("--curve-secret", metavar="FILE",
-                   help="this machine's key pair (NAME.key_secret from tableref keys)")
-    r.add_argument("--curve-allowed", metavar="DIR",
-                   help="public keys allowed to subscribe to --publish (CURVE on)")
-    r.add_argument("--heartbeat-ms", type=int, default=1000, metavar="MS",
-                   help="ZMTP heartbeat interval; a peer silent for 3 of them is dead")
+    add_output_arguments(r)
+    add_judging_arguments(r)
 
 
 def camera_args(args: argparse.Namespace) -> argparse.Namespace:
