@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow test-pi-deps bench lint gallery clean
+.PHONY: demo test test-slow test-pi-deps test-pi-arm64 bench lint gallery clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ test-pi-deps:
 	$(PI_VENV)/bin/pip install --quiet -e '.[dev,pi]' 'numpy==1.24.*'
 	$(PI_VENV)/bin/python -c "import cv2, numpy; print('OpenCV', cv2.__version__, 'numpy', numpy.__version__)"
 	$(PI_VENV)/bin/pytest -q -p no:cacheprovider
+
+# The same on arm64: Bookworm's own Python and numpy under qemu as a Pi 4's Cortex-A72
+# (root, debootstrap and qemu-user-static; about 5 minutes; tests/device/test_pi_deps_arm64.py).
+test-pi-arm64: $(STAMP)
+	TABLEREF_PI_ROOT_PROOF=1 $(BIN)/pytest -q -m slow -rs tests/device/test_pi_deps_arm64.py
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
