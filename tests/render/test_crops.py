@@ -18,16 +18,16 @@ def test_items_do_not_depend_on_chunking(kind):
 
 
 def test_labels_agree_with_the_pieces():
-    _, cubes = render_crops("cube", 6, 9)
+    _, cubes = render_crops("cube", 6, 5, start=100)
     for lab in cubes:
         assert lab["up"] == lab["faces"]["up"] != "blank"
         assert "up" in lab["visible"] and "down" not in lab["visible"]
-    _, dice = render_crops("die", 6, 9)
+    _, dice = render_crops("die", 6, 5, start=100)
     for lab in dice:
         die = BY_COLOUR[lab["colour"]]
         assert lab["faces"]["up"] == lab["top"]
         assert die.opposite(lab["top"]) == lab["faces"]["down"]
-    _, faces = render_crops("face", 6, 9)
+    _, faces = render_crops("face", 6, 5, start=100)
     assert {lab["label"] for lab in faces} <= {"sakura", "fuji", "geisha", "blank"}
     assert all(0 <= lab["rotation"] < 4 for lab in faces)
 
@@ -38,10 +38,10 @@ def test_unknown_kind():
 
 
 def test_other_set_has_the_same_labels_and_other_looks():
-    default = {kind: render_crops(kind, 2, 4, size=48) for kind in KINDS}
+    default = {kind: render_crops(kind, 2, 5, size=48, start=200) for kind in KINDS}
     for kind in KINDS:  # (one pool per variant: the default crops first)
         a, la = default[kind]
-        b, lb = render_crops(kind, 2, 4, size=48, variant="other-set")
+        b, lb = render_crops(kind, 2, 5, size=48, start=200, variant="other-set")
         assert la == lb, kind  # same pieces, same crop geometry
         assert b.shape == a.shape
         # another set under another lamp: clearly other pixels, not noise
@@ -56,28 +56,30 @@ def test_unknown_variant():
 @pytest.mark.parametrize("kind", KINDS)
 def test_crops_draw_small_canvases_from_the_pool(kind, monkeypatch):
     # what keeps crops cheap (their speed is measured by bench/render_bench.py): no
-    # texture is made per crop once the pool exists, and every render is at crop size
-    # (a face is cut from a window round its cube of a render at three times the size)
-    from vision.render import crops, draw, materials, pieces
+    # texture is made per crop once the pool exists, every crop is painted once by the
+    # lean crop painter, at crop size (a face is cut from a window round its cube of a
+    # render at three times the size), and the general scene painter is not used
+    from vision.render import crop_paint, crops, draw, materials, pieces
 
-    crops.pool_for(6)
-    render_crops(kind, 12, 6, size=32, start=500)  # the pool's lazily printed faces
+    crops.pool_for(5)
+    render_crops(kind, 12, 5, size=32, start=500)  # the pool's lazily made stone tops
 
-    def no_texture(*args, **kwargs):
-        raise AssertionError("a texture was made for a single crop")
+    def no(*args, **kwargs):
+        raise AssertionError("a texture was made, or the scene painter used, for a crop")
 
     for module, name in ((materials, "wood"), (materials, "table_texture"),
-                         (pieces, "cube_textures"), (pieces, "die_textures")):
-        monkeypatch.setattr(module, name, no_texture)
+                         (pieces, "cube_textures"), (pieces, "die_textures"),
+                         (draw.Painter, "__init__")):
+        monkeypatch.setattr(module, name, no)
     sizes = []
-    init = draw.Painter.__init__
+    init = crop_paint.CropPainter.__init__
 
-    def painter(self, scene, cam):
+    def painter(self, cam, light):
         sizes.append(cam.size)
-        init(self, scene, cam)
+        init(self, cam, light)
 
-    monkeypatch.setattr(draw.Painter, "__init__", painter)
-    render_crops(kind, 4, 6, size=32, start=520)
+    monkeypatch.setattr(crop_paint.CropPainter, "__init__", painter)
+    render_crops(kind, 4, 5, size=32, start=520)
     assert len(sizes) == 4
     limit = 32 if kind != "face" else 3 * 32
     assert all(w <= limit and h <= limit for w, h in sizes), sizes

@@ -21,6 +21,11 @@ Variants (``variant=``): ``default`` the set the games come with, under room lig
 stain, symbols drawn as thick outlines, other die bodies with gold or black pips, other
 stone colours and digit font) under one hard, very warm or cold lamp. Same labels and the
 same crop geometry: for measuring adaptation to a set the models were not trained on.
+
+Each crop is a board on a table with the pieces near the crop's own, drawn by the lean
+crop painter (crop_paint.py) at crop size, with textures, boards and tables from pools
+made once per seed; the item's own random stream places the pieces, the camera and the
+imaging, a second one picks the textures and lamps (so a variant changes the looks only).
 """
 
 from __future__ import annotations
@@ -33,96 +38,94 @@ import numpy as np
 from rules.miwin import BY_COLOUR
 from vision.render import materials, pieces
 from vision.render.camera import Camera, look_at
-from vision.render.draw import Painter
+from vision.render.crop_paint import (
+    BOX_NORMALS,
+    Box,
+    CropPainter,
+    Light,
+    Plane,
+    mips,
+    plain,
+)
 from vision.render.effects import Effects, apply_effects
-from vision.render.geometry import DIRECTIONS, ROTATIONS
+from vision.render.geometry import ROTATIONS, direction_of, rot_z
 from vision.render.rng import make_rng, sub_seed
 from vision.render.scene import (
     BOARD_PX_PER_MM,
-    Looks,
-    Scene,
+    TABLE_MM,
+    TABLE_PX_PER_MM,
+    Board,
     board_spec,
     board_texture,
-    build_scene,
+    mean_colour,
+    random_lamps,
 )
 
 KINDS = ("cube", "face", "die", "stone")
 #: variant -> (pieces.SETS key, scene.LIGHTS key)
 VARIANTS = {"default": ("default", "room"), "other-set": ("other-set", "hard")}
 POOL = 12  # textures of each sort per pool
+INKS = 4
 CROP_TABLE_PX = (480, 320)
-
-
-class _PoolLooks(Looks):
-    """Piece textures drawn from a pool made once per seed (fast, still deterministic)."""
-
-    def __init__(self, seed: int, variant: str = "default"):
-        super().__init__(seed, *VARIANTS[variant])
-        self.cubes = [[pieces.cube_textures(make_rng(seed, "pool-cube", p, k), p, self.set)
-                       for k in range(POOL)] for p in (0, 1)]
-        self.inks = [pieces.ink_colour(make_rng(seed, "pool-ink", k)) for k in range(4)]
-        self.dice = {c: [pieces.die_textures(c, make_rng(seed, "pool-die", c, k), self.set)
-                         for k in range(4)] for c in BY_COLOUR}
-        self._printed: dict = {}
-        self._stones: dict = {}
-        self.rng = make_rng(seed, "pool-pick")
-        labels = pieces.cube_labels()  # every crop's cube is of the default set: print
-        for player in (0, 1):  # them all now, not on first use inside a timed run
-            for k in range(POOL):
-                for ink in range(len(self.inks)):
-                    self._print(player, k, ink, labels)
-
-    def _print(self, player: int, k: int, ink: int, labels_by_body: dict) -> dict:
-        ck = (player, k, ink, tuple(sorted(labels_by_body.items())))
-        if ck not in self._printed:
-            self._printed[ck] = pieces.print_faces(self.cubes[player][k], labels_by_body,
-                                                   self.inks[ink],
-                                                   make_rng(self.seed, "pool-print", *ck[:3]),
-                                                   self.set.symbol_style)
-        return self._printed[ck]
-
-    def cube(self, player: int, key: tuple, labels_by_body: dict) -> dict:
-        k = int(self.rng.integers(POOL))
-        ink = int(self.rng.integers(len(self.inks)))
-        return self._print(player, k, ink, labels_by_body)
-
-    def die(self, colour: str) -> dict:
-        return self.dice[colour][int(self.rng.integers(4))]
-
-    def stone(self, base, yaw_R, token: str, rng):
-        k = int(self.rng.integers(4))
-        if (token, k) not in self._stones:
-            self._stones[token, k] = pieces.stone_top_texture(
-                token, make_rng(self.seed, "pool-stone", token, k), self.set)
-        return pieces.stone_solid(base, yaw_R, token, rng, self.set, self._stones[token, k])
+TABLE_GLOSS = {"wood": 0.12, "cloth": 0.0, "paper": 0.03}
+BOARD_LOOK = {  # material -> gloss, shininess, side darkening (as scene.board_solid)
+    "ceramic": (0.9, 180.0, 0.85), "leather": (0.12, 18.0, 0.6), "card": (0.05, 10.0, 0.6)}
+NEAR_MM = 60.0  # pieces whose shadows can fall on the crop's own piece
 
 
 class CropPool:
-    """Tables, boards and piece textures for one seed's crops (of one variant)."""
+    """Tables, boards and piece textures (mip pyramids) for one seed's crops of one
+    variant."""
 
     def __init__(self, seed: int, variant: str = "default"):
         self.seed = seed
-        if variant != "default":  # another set's textures: other grain and wear too
-            seed = sub_seed(seed, "variant", variant)
+        set_name, self.light = VARIANTS[variant]
+        self.set = pieces.SETS[set_name]
+        env_seed = seed if variant == "default" else sub_seed(seed, "variant", variant)
         w, h = CROP_TABLE_PX
         self.tables = []
         for k in range(POOL):
-            r = make_rng(seed, "pool-table", k)
-            kind, tex = materials.table_texture(r, h, w, 0.8)
-            self.tables.append((kind, tex))
-        self.floor = materials.floor(make_rng(seed, "pool-floor"), 32, 48)
+            kind, tex = materials.table_texture(make_rng(env_seed, "pool-table", k), h, w, 0.8)
+            self.tables.append((kind, mips(tex, 1)[0]))
         self.boards = {}
         for game in ("esoloe", "esoloe-tictactoe", "tyr", "cubes"):
             spec = board_spec(game)
-            self.boards[game] = [board_texture(spec, make_rng(seed, "pool-board", game, k),
-                                               BOARD_PX_PER_MM[spec.material])
-                                 for k in range(3)]
-        self.looks = _PoolLooks(seed, variant)
+            self.boards[game] = []
+            for k in range(3):
+                tex = board_texture(spec, make_rng(env_seed, "pool-board", game, k),
+                                    BOARD_PX_PER_MM[spec.material])
+                self.boards[game].append((mips(tex), mean_colour(tex)))
+        inks = [pieces.ink_colour(make_rng(seed, "pool-ink", k)) for k in range(INKS)]
+        labels = pieces.cube_labels()
+        self.cubes = []  # [player][k][ink] -> a pyramid per face (BOX_NORMALS order)
+        for p in (0, 1):
+            per_k = []
+            for k in range(POOL):
+                wood = pieces.cube_textures(make_rng(seed, "pool-cube", p, k), p, self.set)
+                per_k.append([
+                    _by_normal(pieces.print_faces(wood, labels, inks[i],
+                                                  make_rng(seed, "pool-print", p, k, i),
+                                                  self.set.symbol_style))
+                    for i in range(INKS)])
+            self.cubes.append(per_k)
+        self.dice = {}  # colour -> [(pyramids, numbers) per face]
+        for c in BY_COLOUR:
+            self.dice[c] = []
+            for k in range(4):
+                tex = pieces.die_textures(c, make_rng(seed, "pool-die", c, k), self.set)
+                self.dice[c].append(([mips(tex[n][0]) for n in BOX_NORMALS],
+                                     [tex[n][1] for n in BOX_NORMALS]))
+        self.stones: dict = {}
 
-    def env(self, game: str, rng) -> tuple:
-        kind, tex = self.tables[int(rng.integers(POOL))]
-        board = self.boards[game][int(rng.integers(len(self.boards[game])))]
-        return kind, tex, self.floor, board
+    def stone_top(self, token: str, k: int):
+        if (token, k) not in self.stones:
+            self.stones[token, k] = mips(pieces.stone_top_texture(
+                token, make_rng(self.seed, "pool-stone", token, k), self.set))
+        return self.stones[token, k]
+
+
+def _by_normal(textures: dict) -> list:
+    return [mips(textures[n]) for n in BOX_NORMALS]
 
 
 _POOLS: dict[tuple[int, str], CropPool] = {}
@@ -162,95 +165,6 @@ def crop_effects(rng) -> Effects:
         auto_exposure=False)
 
 
-def _shoot(scene: Scene, cam: Camera, rng) -> tuple[np.ndarray, Painter]:
-    p = Painter(scene, cam)
-    p.scene_pass()
-    img = apply_effects(p.canvas, crop_effects(rng), rng)
-    return img, p
-
-
-# --------------------------------------------------------------------------- positions
-
-def _random_cube(rng, player: int, set_faces) -> dict:
-    return {"player": player, "faces": dict(set_faces[int(rng.integers(len(set_faces)))])}
-
-
-def _symbol_up_rotations() -> list[dict]:
-    """The faces by direction of each rotation of the default set with a symbol up."""
-    labels = pieces.cube_labels()
-    out = []
-    for R in ROTATIONS:
-        faces = {d: labels[tuple(int(round(x)) for x in R.T @ np.array(v, np.float64))]
-                 for d, v in DIRECTIONS.items()}
-        if faces["up"] != "blank":
-            out.append(faces)
-    return out
-
-
-_SYMBOL_UP = _symbol_up_rotations()
-
-
-def _cube_scene(pool: CropPool, item_seed: int, rng):
-    game = "esoloe" if rng.random() < 0.5 else "esoloe-tictactoe"
-    n = 5 if game == "esoloe" else 9
-    cells = [[] for _ in range(n)]
-    target = int(rng.integers(n))
-    below = int(rng.choice(4, p=[0.55, 0.25, 0.12, 0.08]))
-    for _ in range(below + 1):
-        cells[target].append(_random_cube(rng, int(rng.integers(2)), _SYMBOL_UP))
-    for c in range(n):
-        if c != target and rng.random() < 0.3:
-            for _ in range(int(rng.integers(1, 3))):
-                cells[c].append(_random_cube(rng, int(rng.integers(2)), _SYMBOL_UP))
-    position = {"cells": cells}
-    pose = (float(rng.normal(0, 10)), float(rng.normal(0, 10)), float(rng.uniform(-180, 180)))
-    scene = build_scene(game, position, item_seed, board_pose=pose,
-                        env=pool.env(game, rng), looks=pool.looks)
-    key = f"cube:{target}:{below}"
-    solid = next(s for s in scene.solids if s.info.get("piece") == key)
-    return scene, solid
-
-
-def _labels_of_view(p: Painter, solid) -> list[str]:
-    counts = p.result().visible_counts()
-    seen = []
-    for i, rec in enumerate(p.records):
-        if (rec.solid == solid.id and rec.face is not None and rec.area > 0
-                and counts[i] / rec.area > 0.3):
-            seen.append(rec.face.direction)
-    return seen
-
-
-def _up_angle(cam: Camera, solid) -> float:
-    """Angle in the crop (degrees, 0 = up, clockwise) of the up face's print's top."""
-    up = next(f for f in solid.faces if f.direction == "up")
-    q = cam.project(up.quad, distort=False)
-    top_mid, bottom_mid = (q[0] + q[1]) / 2, (q[2] + q[3]) / 2
-    v = top_mid - bottom_mid
-    return float(math.degrees(math.atan2(v[0], -v[1])))
-
-
-def _cube_item(pool, item_seed, rng, size):
-    scene, solid = _cube_scene(pool, item_seed, rng)
-    cam = crop_camera(rng, solid.center, pieces.CUBE_MM * 1.6, size, rng.uniform(0.55, 0.8))
-    img, p = _shoot(scene, cam, rng)
-    info = solid.info
-    return img, {"kind": "cube", "player": info["player"], "up": info["faces"]["up"],
-                 "faces": info["faces"], "level": info["level"],
-                 "visible": _labels_of_view(p, solid),
-                 "up_angle_deg": round(_up_angle(cam, solid), 2),
-                 "tilt_deg": round(cam.tilt, 2)}
-
-
-def _order_clockwise_from_top_left(q: np.ndarray) -> list[int]:
-    c = q.mean(0)
-    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
-    order = list(np.argsort(ang))  # clockwise in image coordinates (y down)
-    start = int(np.argmin(q[:, 0] + q[:, 1]))
-    k = order.index(start)
-    return order[k:] + order[:k]
-
-
 def _window(cam: Camera, pts: np.ndarray, pad: float) -> Camera:
     """``cam`` with its canvas cut down to the box round ``pts`` (world) plus ``pad``
     pixels: the same pixels where they overlap, far fewer to draw."""
@@ -264,25 +178,160 @@ def _window(cam: Camera, pts: np.ndarray, pad: float) -> Camera:
                   cam.azimuth, cam.distance)
 
 
-def _face_item(pool, item_seed, rng, size):
-    scene, solid = _cube_scene(pool, item_seed, rng)
+# --------------------------------------------------------------------------- the table
+
+class _Table:
+    """One crop's board on its table and the pieces on and by it."""
+
+    def __init__(self, pool: CropPool, game: str, pose, looks):
+        self.pool, self.looks = pool, looks
+        self.spec = board_spec(game)
+        self.board = Board(self.spec, np.array(pose[:2], np.float64), float(pose[2]))
+        self.table_kind, self.table_tex = pool.tables[int(looks.integers(POOL))]
+        boards = pool.boards[game]
+        self.board_tex, mean = boards[int(looks.integers(len(boards)))]
+        gloss, shin, side = BOARD_LOOK[self.spec.material]
+        self.board_look = (gloss, shin)
+        t = self.spec.thickness
+        n = len(BOX_NORMALS)
+        self.board_box = Box(self.board.world(0, 0, t / 2), self.board.R,
+                             (self.spec.width / 2, self.spec.depth / 2, t / 2),
+                             [plain()] * n, np.tile(mean * np.float32(side), (n, 1)),
+                             np.full(n, gloss * 0.3), np.full(n, shin), 0.0,
+                             group="board", skip=(0,))
+        self.on_board: list[Box] = []
+        self.on_table: list[Box] = []
+        self.contact: list[Box] = []  # boxes standing on their rest plane
+
+    def put(self, box: Box, on_board: bool, contact: bool = True) -> Box:
+        (self.on_board if on_board else self.on_table).append(box)
+        if contact:
+            self.contact.append(box)
+        return box
+
+    def paint(self, cam: Camera, target: Box) -> CropPainter:
+        lamps, ambient = random_lamps(self.looks, self.board.center, self.pool.light)
+        p = CropPainter(cam, Light(lamps, ambient, (*self.board.center, 0.0), cam.center))
+        boxes = self.on_board + self.on_table
+        near = [b for b in boxes if b.group != target.group
+                and float(np.linalg.norm(b.center - target.center)) < NEAR_MM]
+        p.paint(Plane(TABLE_PX_PER_MM, TABLE_GLOSS[self.table_kind], 12.0, self.table_tex,
+                      (-TABLE_MM[0] / 2, TABLE_MM[1] / 2)),
+                self.board_box,
+                Plane(BOARD_PX_PER_MM[self.spec.material], *self.board_look,
+                      pyramid=self.board_tex, quad=self.board_box.quads[0]),
+                self.on_table, self.on_board, self.contact, target, near)
+        return p
+
+
+def _shoot(table: _Table, cam: Camera, target: Box, rng) -> tuple[np.ndarray, CropPainter]:
+    p = table.paint(cam, target)
+    return apply_effects(p.image(), crop_effects(rng), rng), p
+
+
+def _clip(x, lo, hi):
+    return float(min(max(x, lo), hi))
+
+
+# --------------------------------------------------------------------------- cubes
+
+def _symbol_up_rotations() -> list[np.ndarray]:
+    """The rotations (body -> board) of the default set's cube with a symbol up."""
+    labels = pieces.cube_labels()
+    return [R for R in ROTATIONS
+            if labels[tuple(int(round(x)) for x in R.T @ np.array([0.0, 0.0, 1.0]))]
+            != "blank"]
+
+
+_SYMBOL_UP = _symbol_up_rotations()
+_CUBE_LABELS = [pieces.cube_labels()[n] for n in BOX_NORMALS]
+_CUBE_HALF = (pieces.CUBE_MM / 2,) * 3
+
+
+def _cube_table(pool: CropPool, rng, looks):
+    """An e-SOLO-e board (1x5 or 3x3) with stacks; returns (table, target box, info)."""
+    game = "esoloe" if rng.random() < 0.5 else "esoloe-tictactoe"
+    n = 5 if game == "esoloe" else 9
+    target = int(rng.integers(n))
+    below = int(rng.choice(4, p=[0.55, 0.25, 0.12, 0.08]))
+    heights = [0] * n
+    heights[target] = below + 1
+    for c in range(n):
+        if c != target and rng.random() < 0.3:
+            heights[c] = int(rng.integers(1, 3))
+    pose = (float(rng.normal(0, 10)), float(rng.normal(0, 10)), float(rng.uniform(-180, 180)))
+    table = _Table(pool, game, pose, looks)
+    board = table.board
+    found = None
+    for c in range(n):
+        cell = table.spec.cells[c]
+        du = dv = 0.0
+        for level in range(heights[c]):
+            player = int(rng.integers(2))
+            R_body = _SYMBOL_UP[int(rng.integers(len(_SYMBOL_UP)))]
+            slack = cell.half - pieces.CUBE_MM / 2
+            sigma = 1.1 if level == 0 else 0.7
+            du = _clip(du + rng.normal(0, sigma), -slack, slack)
+            dv = _clip(dv + rng.normal(0, sigma), -slack, slack)
+            yaw = _clip(rng.normal(0, 6.0), -18, 18)
+            center = board.world(cell.u + du, cell.v + dv,
+                                 board.z_top + (level + 0.5) * pieces.CUBE_MM)
+            faces = pool.cubes[player][int(looks.integers(POOL))][int(looks.integers(INKS))]
+            box = table.put(Box(center, board.R @ rot_z(yaw) @ R_body, _CUBE_HALF, faces,
+                                np.ones((6, 3), np.float32), np.full(6, 0.08),
+                                np.full(6, 25.0), board.z_top, group=c),
+                            True, contact=level == 0)
+            if c == target and level == below:
+                directions = [direction_of(R_body @ np.array(v, np.float64))
+                              for v in BOX_NORMALS]
+                found = (box, {"player": player, "level": level, "directions": directions,
+                               "faces": dict(zip(directions, _CUBE_LABELS, strict=True))})
+    return table, *found
+
+
+def _up_angle(cam: Camera, box: Box, up: int) -> float:
+    """Angle in the crop (degrees, 0 = up, clockwise) of the up face's print's top."""
+    q = cam.project(box.quads[up], distort=False)
+    v = (q[0] + q[1]) / 2 - (q[2] + q[3]) / 2
+    return float(math.degrees(math.atan2(v[0], -v[1])))
+
+
+def _cube_item(pool, rng, looks, size):
+    table, box, info = _cube_table(pool, rng, looks)
+    cam = crop_camera(rng, box.center, pieces.CUBE_MM * 1.6, size, rng.uniform(0.55, 0.8))
+    img, p = _shoot(table, cam, box, rng)
+    directions = info["directions"]
+    return img, {"kind": "cube", "player": info["player"], "up": info["faces"]["up"],
+                 "faces": info["faces"], "level": info["level"],
+                 "visible": [directions[f] for f, seen, area in p.seen()
+                             if seen / area > 0.3],
+                 "up_angle_deg": round(_up_angle(cam, box, directions.index("up")), 2),
+                 "tilt_deg": round(cam.tilt, 2)}
+
+
+def _order_clockwise_from_top_left(q: np.ndarray) -> list[int]:
+    c = q.mean(0)
+    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    order = list(np.argsort(ang))  # clockwise in image coordinates (y down)
+    start = int(np.argmin(q[:, 0] + q[:, 1]))
+    k = order.index(start)
+    return order[k:] + order[:k]
+
+
+def _face_item(pool, rng, looks, size):
+    table, box, info = _cube_table(pool, rng, looks)
     big = size * 3
-    cam = crop_camera(rng, solid.center, pieces.CUBE_MM * 1.6, big,
+    cam = crop_camera(rng, box.center, pieces.CUBE_MM * 1.6, big,
                       rng.uniform(0.25, 0.6), tilt_max=60)
     # the face is cut from a render of the cube framed as in a 3x larger crop; only the
     # cube's surroundings are drawn (the corner error stays well inside the pad)
-    cam = _window(cam, solid.points(), 0.25 * cam.K[0, 0] * pieces.CUBE_MM / cam.distance)
-    p = Painter(scene, cam)
-    p.scene_pass()
-    counts = p.result().visible_counts()
+    cam = _window(cam, box.corners(), 0.25 * cam.K[0, 0] * pieces.CUBE_MM / cam.distance)
+    p = table.paint(cam, box)
     # the largest face seen whole; where a neighbour hides part of every face (a stacked
     # or crowded cube seen steeply), the face with the most pixels in view
-    faces = [(counts[i] / rec.area > 0.95, counts[i], rec)
-             for i, rec in enumerate(p.records)
-             if rec.solid == solid.id and rec.face is not None and rec.area > 0]
-    face = max(faces, key=lambda f: f[:2])[2].face
-    img = apply_effects(p.canvas, crop_effects(rng), rng)
-    q = cam.project(face.quad, distort=False)
+    f = max(p.seen(), key=lambda s: (s[1] / s[2] > 0.95, s[1]))[0]
+    img = apply_effects(p.image(), crop_effects(rng), rng)
+    q = cam.project(box.quads[f], distort=False)
     order = _order_clockwise_from_top_left(q)
     side = float(np.sqrt(cv2.contourArea(q.astype(np.float32))))
     src = (q[order] + rng.normal(0, 0.03 * side, (4, 2))).astype(np.float32)
@@ -290,40 +339,84 @@ def _face_item(pool, item_seed, rng, size):
     H = cv2.getPerspectiveTransform(src, dst)
     crop = cv2.warpPerspective(img, H, (size, size), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
-    return crop, {"kind": "face", "label": face.label, "player": solid.info["player"],
-                  "direction": face.direction, "rotation": int(order.index(0)),
+    return crop, {"kind": "face", "label": _CUBE_LABELS[f], "player": info["player"],
+                  "direction": info["directions"][f], "rotation": int(order.index(0)),
                   "pixels": round(side, 1)}
 
 
-def _die_item(pool, item_seed, rng, size):
+# --------------------------------------------------------------------------- dice
+
+_DIE_HALF = (pieces.DIE_MM / 2,) * 3
+
+
+def _die_item(pool, rng, looks, size):
     colours = list(BY_COLOUR)
     target = colours[int(rng.integers(3))]
-    dice = {}
+    table = _Table(pool, "tyr", (0.0, 0.0, float(rng.uniform(-180, 180))), looks)
+    board, spec = table.board, table.spec
     used = set()
-    for c in colours:
+    found = None
+    for k, c in enumerate(colours):
         top = int(rng.choice(BY_COLOUR[c].faces))
-        on_board = rng.random() < 0.8
-        cell = None
-        if on_board:
+        if rng.random() < 0.8:  # in a field of the board
             while True:
-                cell = [int(rng.integers(1, 10)), int(rng.integers(1, 10))]
-                if tuple(cell) not in used:
-                    used.add(tuple(cell))
+                cell = (int(rng.integers(1, 10)), int(rng.integers(1, 10)))
+                if cell not in used:
+                    used.add(cell)
                     break
-        dice[c] = {"top": top, "cell": cell}
-    pose = (0.0, 0.0, float(rng.uniform(-180, 180)))
-    scene = build_scene("tyr", {"dice": dice}, item_seed, board_pose=pose,
-                        env=pool.env("tyr", rng), looks=pool.looks)
-    solid = next(s for s in scene.solids if s.info.get("piece") == f"die:{target}")
-    cam = crop_camera(rng, solid.center, pieces.DIE_MM * 1.6, size, rng.uniform(0.55, 0.8))
-    img, p = _shoot(scene, cam, rng)
-    return img, {"kind": "die", "colour": target, "top": dice[target]["top"],
-                 "faces": solid.info["faces"], "visible": _labels_of_view(p, solid),
+            field = spec.cells[(cell[0] - 1) * 9 + cell[1] - 1]
+            slack = field.half - pieces.DIE_MM / 2
+            u = field.u + _clip(rng.normal(0, 0.7), -slack, slack)
+            v = field.v + _clip(rng.normal(0, 0.7), -slack, slack)
+            yaw, rest = _clip(rng.normal(0, 3), -5, 5), board.z_top
+        else:  # beside it, south
+            u = (k - 1) * 40 + rng.normal(0, 5)
+            v = -(spec.depth / 2 + 28 + rng.normal(0, 4))
+            yaw, rest = float(rng.normal(0, 15)), 0.0
+        R_body = pieces.die_orientation(c, top, rng)
+        center = board.world(u, v, 0.0)
+        center[2] = rest + pieces.DIE_MM / 2
+        textures, numbers = pool.dice[c][int(looks.integers(4))]
+        box = table.put(Box(center, rot_z(board.yaw + yaw) @ R_body, _DIE_HALF, textures,
+                            np.ones((6, 3), np.float32), np.full(6, 0.35), np.full(6, 60.0),
+                            rest, group=c), rest > 0)
+        if c == target:
+            directions = [direction_of(R_body @ np.array(n, np.float64)) for n in BOX_NORMALS]
+            found = (box, top, directions, dict(zip(directions, numbers, strict=True)))
+    box, top, directions, faces = found
+    cam = crop_camera(rng, box.center, pieces.DIE_MM * 1.6, size, rng.uniform(0.55, 0.8))
+    img, p = _shoot(table, cam, box, rng)
+    return img, {"kind": "die", "colour": target, "top": top, "faces": faces,
+                 "visible": [directions[f] for f, seen, area in p.seen()
+                             if seen / area > 0.3],
                  "tilt_deg": round(cam.tilt, 2)}
 
 
-def _stone_item(pool, item_seed, rng, size):
-    grid = [["."] * 10 for _ in range(10)]
+# --------------------------------------------------------------------------- stones
+
+_STONE_HALF = (pieces.STONE_MM / 2, pieces.STONE_MM / 2, pieces.STONE_THICK_MM / 2)
+
+
+def _stone(pool, table: _Table, r: int, c: int, tok: str, rng, looks) -> Box:
+    board = table.board
+    cell = table.spec.cells[r * 10 + c]
+    slack = cell.half - pieces.STONE_MM / 2
+    u = cell.u + _clip(rng.normal(0, 1.2), -slack, slack)
+    v = cell.v + _clip(rng.normal(0, 1.2), -slack, slack)
+    yaw = _clip(rng.normal(0, 5), -12, 12)
+    s = pool.set
+    side = s.white_side if tok == "W" else s.stone_colours[pieces.COLOUR_LETTERS[tok[0].upper()]]
+    tint = np.tile(side * np.float32(0.95), (6, 1))
+    tint[0] = 1.0
+    textures = [plain()] * 6
+    textures[0] = pool.stone_top(tok, int(looks.integers(4)))
+    return table.put(Box(board.world(u, v, board.z_top + pieces.STONE_THICK_MM / 2),
+                         board.R @ rot_z(yaw), _STONE_HALF, textures, tint,
+                         np.array([0.25] + [0.2] * 5), np.array([50.0] + [40.0] * 5),
+                         board.z_top, group=(r, c)), True)
+
+
+def _stone_item(pool, rng, looks, size):
     r, c = int(rng.integers(10)), int(rng.integers(10))
 
     def token():
@@ -333,18 +426,15 @@ def _stone_item(pool, item_seed, rng, size):
         return t if rng.random() < 0.5 else t.lower()
 
     tok = token()
-    grid[r][c] = tok
+    table = _Table(pool, "cubes", (0.0, 0.0, float(rng.uniform(-180, 180))), looks)
+    target = _stone(pool, table, r, c, tok, rng, looks)
     for dr in (-1, 0, 1):
         for dc in (-1, 0, 1):
             rr, cc = r + dr, c + dc
             if (dr or dc) and 0 <= rr < 10 and 0 <= cc < 10 and rng.random() < 0.35:
-                grid[rr][cc] = token()
-    pose = (0.0, 0.0, float(rng.uniform(-180, 180)))
-    scene = build_scene("cubes", {"grid": grid}, item_seed, board_pose=pose,
-                        env=pool.env("cubes", rng), looks=pool.looks)
-    solid = next(s for s in scene.solids if s.info.get("piece") == f"stone:{r},{c}")
-    cam = crop_camera(rng, solid.center, pieces.STONE_MM * 1.5, size, rng.uniform(0.55, 0.8))
-    img, _ = _shoot(scene, cam, rng)
+                _stone(pool, table, rr, cc, token(), rng, looks)
+    cam = crop_camera(rng, target.center, pieces.STONE_MM * 1.5, size, rng.uniform(0.55, 0.8))
+    img, _ = _shoot(table, cam, target, rng)
     return img, {"kind": "stone", "token": tok, "tilt_deg": round(cam.tilt, 2)}
 
 
@@ -361,12 +451,16 @@ def render_crops(kind: str, n: int, seed: int, size: int = 64, start: int = 0,
     pool = pool_for(seed, variant)
     images = np.empty((n, size, size, 3), np.uint8)
     labels = []
-    for j in range(n):
-        item_seed = sub_seed(seed, kind, start + j)
-        rng = make_rng(item_seed, "crop")
-        pool.looks.rng = make_rng(item_seed, "crop-looks")
-        img, label = _ITEMS[kind](pool, item_seed, rng, size)
-        images[j] = img
-        label["index"] = start + j
-        labels.append(label)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)  # each call works on a few thousand pixels: threads only cost
+    try:
+        for j in range(n):
+            rng = make_rng(seed, "crop", kind, start + j)
+            looks = np.random.Generator(rng.bit_generator.jumped())  # textures and lamps
+            img, label = _ITEMS[kind](pool, rng, looks, size)
+            images[j] = img
+            label["index"] = start + j
+            labels.append(label)
+    finally:
+        cv2.setNumThreads(threads)
     return images, labels
