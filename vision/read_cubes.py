@@ -1,29 +1,39 @@
 """Cubes' reader: the 10 x 10 grid of white and numbered stones, and the dependency cards.
 
-Per field, on the plane of the stones' tops (``STONE_TOP_MM`` above the board):
+The board is looked at twice, each time as one rectified top view of the 10 x 10 fields
+(``PX_PER_MM``; one warp each): on the board's plane and on the plane of the stones' tops
+(``STONE_TOP_MM`` above it). Seen at a slant, a stone's top lies in its field only on the
+second; the first shows where the stone hides the printed lines. The camera's *shift*
+(where a point of the top plane appears on the board plane, ``6 tan(tilt)`` mm away from
+the camera) says where a stone's side faces and hidden lines lie. Per field, all fields at
+once (array operations, no per-field loop):
 
-- *white stone or empty*: a stone's top has a bevelled, shaded edge: the field's lightness
-  profile dips along the stone's outline (``EDGE_MM`` from the field's centre) against
-  its inside and against the bare paper (an empty field is flat up to its printed lines);
-- *player colour*: the stone top's corners, outside its central disc, show the player's
-  colour: balanced on the paper's white (the fields' median look), it is named by hue,
-  saturation and brightness (``_colour_of``); a white stone's corners are unsaturated
-  and light like the paper;
+- *player colour*: the top's corners, outside its central disc, balanced on the paper's
+  white (the fields' median look) and named by hue, saturation and brightness
+  (``_colours``); a white stone's corners are unsaturated and light like the paper;
+- *white stone or empty* (fields without a colour): a logistic model (``OCCUPANCY``,
+  fitted on dev renders, see ``models/stone.md``) over six measures: the top's lightness
+  and its spread, the dip of lightness along a stone's bevelled outline, the side faces
+  (darker than the top, on the camera's side of it), the lightness at the field's centre
+  on the board plane, and the printed lines a stone's top would hide; each measure also
+  enters multiplied by the slant (``shift / 6 mm``), so that overhead views lean on the
+  outline and slanted ones on the side faces and lines. Its probability is the token's
+  confidence, the other token its alternative;
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
-  kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``) for every
-  field the classical reading calls a coloured stone, all in one run; where the model's
-  colour or side disagrees with the classical one the token is the model's with
-  confidence at most 0.5 and the classical reading first among the alternatives. Without
-  the model a coloured stone's token is null (never a guess) and the field is listed in
-  ``uncertain`` with confidence 0 and the five digits of the colour and side read as the
-  alternatives.
+  kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``) for the
+  fields with a colour only, all in one run; where the model's colour or side disagrees
+  with the classical one the token is the model's with confidence at most 0.5 and the
+  classical reading first among the alternatives. Without the model a coloured stone's
+  token is null (never a guess) and the field is listed in ``uncertain`` with confidence 0
+  and the five digits of the colour and side read as the alternatives.
 
 The players: which colour sits where and in what order is the table's set-up, not seen
 (the rules' default seating for the number of dependency cards seen, ``players`` of the
 calibration where it gives one); the dependency card before each seat (a white card with a
-large coloured disc, on the table beside the board) is read by its disc's colour,
-balanced on the card's white.
+large coloured disc, on the table beside the board) is found as the place, near where that
+seat's card lies, whose disc differs most from a light ring of card around it
+(``_cards``), and named by the disc's colour balanced on that ring.
 """
 
 from __future__ import annotations
@@ -33,9 +43,8 @@ import numpy as np
 
 from vision.board import BoardFix, Geometry
 from vision.classifier import shared, stone_token
-from vision.grid import square_crop
+from vision.grid import board_pose
 from vision.observe import predict
-from vision.read_miwin import plane
 from vision.reading import Reading
 
 STONE_TOP_MM = 6.0  # vision.render.pieces.STONE_THICK_MM
@@ -46,110 +55,227 @@ SEAT_DIRECTIONS = {"south": (0.0, -1.0), "north": (0.0, 1.0), "east": (1.0, 0.0)
                    "west": (-1.0, 0.0)}
 CARD_REACH_MM = 225.0  # a dependency card's centre from the board's centre (about)
 CARD_DISC_MM = 45.0  # the disc's diameter on a dependency card
-STONE_EDGE = 10.0  # lightness dip (Lab L) along the outline that makes a field a stone
+CARD_MM_PX = 2.0  # mm a pixel of the card search views
 SATURATED = 0.3  # saturation (balanced on the paper's white) of a player's colour
 DARK = 0.38  # brightness (1 = the paper's) under which an unsaturated patch is black
-PPM = 2.0  # px per mm of a field's crop
+PX_PER_MM = 1.5  # of the rectified views of the fields
+FIELD_PX = int(FIELD_MM * PX_PER_MM)
+#: the occupancy model: weights of the six measures (``_measures``), then of the same six
+#: times the slant, then of the slant, then the bias; logit > 0: a white stone
+OCCUPANCY = np.array([-6.994, -13.26, 114.3, -9.686, 6.887, -2.783, -7.473, 52.5, -68.92,
+                      -22.02, -2.531, 20.74, 5.182, -10.63])
 
 
-def _colour_of(bgr: np.ndarray, white: np.ndarray) -> tuple[str | None, float]:
-    """(player colour or None, confidence) of a patch's median ``bgr`` seen beside a
-    ``white`` one (paper, card stock) under the same light: the colour is balanced on the
-    white (each channel divided by it), then named by saturation, brightness and hue
+def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.ndarray]:
+    """(player colour or None, confidence) of each patch's median ``bgr`` (n, 3) seen
+    beside a ``white`` one (paper, card stock) under the same light: the colour is balanced
+    on the white (each channel divided by it), then named by saturation, brightness and hue
     (blue 180..260 degrees, red below 15 or from 330, orange 15..50, black: unsaturated
-    and dark); None for an unsaturated light patch (white stone, paper)."""
-    c = np.asarray(bgr, np.float32) / np.maximum(np.asarray(white, np.float32), 1.0)
-    v = float(c.max())
-    s = 1.0 - float(c.min()) / max(v, 1e-6)
-    hsv = cv2.cvtColor(np.clip(c, 0, 1).reshape(1, 1, 3), cv2.COLOR_BGR2HSV)[0, 0]
-    hue = float(hsv[0])
-    if s < SATURATED:
-        if v < DARK:
-            return "black", float(np.clip(0.5 + (DARK - v) / DARK, 0.5, 1.0))
-        return None, float(np.clip(0.5 + (SATURATED - s) / SATURATED, 0.5, 1.0))
-    conf = float(np.clip(0.5 + (s - SATURATED) / (2 * SATURATED), 0.5, 1.0))
-    if 180 <= hue < 260:
-        return "blue", conf
-    if hue < 15 or hue >= 330:
-        return "red", conf
-    if hue < 50:
-        return "orange", conf
-    return None, 0.5
+    and dark, or very dark whatever its hue); None for an unsaturated light patch (white
+    stone, paper)."""
+    c = np.asarray(bgr, np.float32).reshape(-1, 3) / np.maximum(
+        np.asarray(white, np.float32).reshape(-1, 3), 1.0)
+    v = c.max(axis=1)
+    s = 1.0 - c.min(axis=1) / np.maximum(v, 1e-6)
+    hue = cv2.cvtColor(np.clip(c, 0, 1).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)[:, 0, 0]
+    names: list[str | None] = []
+    conf = np.empty(len(c))
+    for i in range(len(c)):
+        if s[i] < SATURATED or v[i] < DARK / 2:  # dark hues are noise on black
+            if v[i] < DARK:
+                names.append("black")
+                conf[i] = np.clip(0.5 + (DARK - v[i]) / DARK, 0.5, 1.0)
+            else:
+                names.append(None)
+                conf[i] = np.clip(0.5 + (SATURATED - s[i]) / SATURATED, 0.5, 1.0)
+            continue
+        conf[i] = np.clip(0.5 + (s[i] - SATURATED) / (2 * SATURATED), 0.5, 1.0)
+        h = hue[i]
+        names.append("blue" if 180 <= h < 260 else "red" if h < 15 or h >= 330
+                     else "orange" if h < 50 else None)
+        if names[-1] is None:
+            conf[i] = 0.5
+    return names, conf
 
 
-def _fields(image: np.ndarray, H: np.ndarray, geom: Geometry) -> list[dict]:
-    """Per field (row-major): the outline's lightness dip, the corners' colour (None:
-    none) and its score, and whether the disc is light (active side up)."""
-    half = FIELD_MM / 2 - 1.0
-    size = int(2 * half * PPM)
-    crops = np.stack([square_crop(image, H, u, v, half, size) for _, u, v, _ in geom.cells])
-    lab = cv2.cvtColor(crops.reshape(-1, size, 3), cv2.COLOR_BGR2Lab).reshape(
-        len(crops), size, size, 3).astype(np.float32)
-    yy, xx = (np.mgrid[:size, :size] + 0.5) / PPM - half
-    r_sq = np.maximum(np.abs(xx), np.abs(yy))
-    rr = np.hypot(xx, yy)
-    edge = (r_sq >= STONE_MM / 2 - 2.0) & (r_sq <= STONE_MM / 2 + 0.5)
-    inner = (r_sq >= STONE_MM / 2 - 5.0) & (r_sq < STONE_MM / 2 - 2.5)
+def _view(image: np.ndarray, H: np.ndarray) -> np.ndarray:
+    """The 10 x 10 fields on the plane of ``H`` (board mm -> px), north up, as one block
+    per field: (100, FIELD_PX, FIELD_PX, 3), row-major from the north-west."""
+    s = 1.0 / PX_PER_MM
+    half = 5 * FIELD_MM
+    to_mm = np.array([[s, 0, -half + s / 2], [0, -s, half - s / 2], [0, 0, 1]])
+    n = 10 * FIELD_PX
+    view = cv2.warpPerspective(image, H @ to_mm, (n, n),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return view.reshape(10, FIELD_PX, 10, FIELD_PX, 3).transpose(0, 2, 1, 3, 4).reshape(
+        100, FIELD_PX, FIELD_PX, 3)
+
+
+def _swept(x: np.ndarray, y: np.ndarray, half: float, sx: float, sy: float,
+           t0: float = 0.0, t1: float = 1.0) -> np.ndarray:
+    """Where the square |x|, |y| <= ``half`` goes when moved by t (``sx``, ``sy``) for t in
+    [``t0``, ``t1``]."""
+    lo, hi = np.full(x.shape, t0), np.full(x.shape, t1)
+    for p, s in ((x, sx), (y, sy)):
+        if abs(s) < 1e-6:
+            hi = np.where(np.abs(p) <= half, hi, -1.0)
+        else:
+            a, b = (p - half) / s, (p + half) / s
+            lo, hi = np.maximum(lo, np.minimum(a, b)), np.minimum(hi, np.maximum(a, b))
+    return lo <= hi
+
+
+def _mean(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per field, the mean of ``values`` (100, h, w) under ``mask`` (h, w); zeros when the
+    mask is (almost) empty."""
+    if mask.sum() < 4:
+        return np.zeros(len(values), np.float32)
+    return values[:, mask].mean(axis=1)
+
+
+def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
+    """(100, 6) per field, lightness in units of the board's (75th percentile of the
+    board plane's L): the top's lightness and spread, the outline's dip, the side faces
+    against the top, the board plane's centre, the hidden lines against the visible ones
+    (see the module doc). ``L0``, ``L6``: (100, h, w) Lab L on the board and top planes;
+    ``shift``: where a point of the top plane appears on the board plane (mm, u, v)."""
+    c = (np.arange(FIELD_PX) + 0.5) / PX_PER_MM - FIELD_MM / 2
+    x, y = np.meshgrid(c, -c)
+    ax, ay = np.abs(x), np.abs(y)
+    r_sq = np.maximum(ax, ay)
+    sx, sy = shift
+    ref = max(float(np.percentile(L0[:, ::3, ::3], 75)), 1.0)
+    core = r_sq <= 8.0
+    top = _mean(L6, core)
+    spread = L6[:, core].std(axis=1)
+    dip = _mean(L6, (r_sq >= 7.0) & (r_sq <= 9.5)) - _mean(L6, (r_sq >= 10) & (r_sq <= 12.5))
+    side = np.zeros(100, np.float32)
+    if np.hypot(sx, sy) >= 2.5:  # side faces: the top swept towards the camera
+        side = _mean(L6, _swept(x, y, 11.0, -sx, -sy) & (r_sq >= 13.0)) - top
+    centre = _mean(L0, r_sq <= 4.0)
+    line = (np.abs(r_sq - FIELD_MM / 2) <= 0.7) & (np.minimum(ax, ay) <= 11.0)
+    hidden = line & _swept(x, y, 10.5, sx, sy, 0.3, 1.0) & (r_sq > 13.0)
+    seen = line & ~_swept(x, y, 13.5, sx, sy)
+    lines = np.zeros(100, np.float32)
+    if hidden.sum() >= 4 and seen.sum() >= 4:
+        lines = _mean(L0, hidden) - _mean(L0, seen)
+    return np.column_stack([top, spread, dip, side, centre, lines]) / ref
+
+
+def white_probability(measures: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
+    """Per field, the probability that a field without a colour holds a white stone."""
+    slant = min(float(np.hypot(*shift)) / STONE_TOP_MM, 1.5)
+    x = np.column_stack([measures, measures * slant, np.full(len(measures), slant),
+                         np.ones(len(measures))])
+    return 1.0 / (1.0 + np.exp(-np.clip(x @ OCCUPANCY, -30, 30)))
+
+
+def _shift(H0: np.ndarray, H6: np.ndarray) -> tuple[float, float]:
+    """Where the top plane's centre appears on the board plane (mm)."""
+    p = cv2.perspectiveTransform(np.zeros((1, 1, 2)), H6)
+    u, v = cv2.perspectiveTransform(p, np.linalg.inv(H0))[0, 0]
+    return float(u), float(v)
+
+
+def _fields(image: np.ndarray, H0: np.ndarray, H6: np.ndarray) -> dict:
+    """Per field (row-major): ``colour`` (None: none) and its ``confidence``, ``active``
+    (the disc is light), ``measures`` and ``white`` (the occupancy model's probability)."""
+    top_bgr = _view(image, H6)
+    lab6 = cv2.cvtColor(top_bgr.reshape(-1, FIELD_PX, 3), cv2.COLOR_BGR2Lab).reshape(
+        top_bgr.shape)
+    lab0 = cv2.cvtColor(_view(image, H0).reshape(-1, FIELD_PX, 3), cv2.COLOR_BGR2Lab)
+    L6 = lab6[..., 0].astype(np.float32)
+    L0 = lab0[..., 0].reshape(L6.shape).astype(np.float32)
+    c = (np.arange(FIELD_PX) + 0.5) / PX_PER_MM - FIELD_MM / 2
+    x, y = np.meshgrid(c, -c)
+    r_sq, rr = np.maximum(np.abs(x), np.abs(y)), np.hypot(x, y)
     corners = (r_sq <= STONE_MM / 2 - 1.0) & (rr >= 0.41 * STONE_MM + 1.0)
     disc = (rr >= 3.0) & (rr <= 0.41 * STONE_MM - 1.5)
     centre = r_sq <= 6.0
-    L = lab[..., 0]
-    dip = np.median(L[:, inner], axis=1) - np.median(L[:, edge], axis=1)
-    cor = np.median(crops[:, corners].astype(np.float32), axis=1)  # BGR
-    disc_L = np.median(L[:, disc], axis=1)
-    paper = np.median(np.median(crops[:, centre].astype(np.float32), axis=1), axis=0)
-    paper_L = float(np.median(np.median(L[:, centre], axis=1)))
-    out = []
-    for i in range(len(crops)):
-        colour, conf = _colour_of(cor[i], paper)
-        # the disc: white (active) or black (inactive); halfway between black and paper
-        active = disc_L[i] > 0.5 * paper_L
-        out.append({"dip": float(dip[i]), "colour": colour, "confidence": conf,
-                    "active": bool(active)})
-    return out
+    corner_bgr = np.median(top_bgr[:, corners].astype(np.float32), axis=1)
+    paper = np.median(np.median(top_bgr[:, centre].astype(np.float32), axis=1), axis=0)
+    paper_L = float(np.median(np.median(L6[:, centre], axis=1)))
+    colours, conf = _colours(corner_bgr, paper)
+    shift = _shift(H0, H6)
+    measures = _measures(L0, L6, shift)
+    return {"colour": colours, "confidence": conf,
+            "active": np.median(L6[:, disc], axis=1) > 0.5 * paper_L,
+            "measures": measures, "white": white_probability(measures, shift)}
+
+
+def _box_means(img: np.ndarray, half_w: int, half_h: int) -> np.ndarray:
+    """Mean of ``img`` over the box of half sides ``half_w``, ``half_h`` px round each
+    pixel."""
+    return cv2.boxFilter(img, -1, (2 * half_w + 1, 2 * half_h + 1), normalize=True,
+                         borderType=cv2.BORDER_REPLICATE)
+
+
+def _shifted(img: np.ndarray, dy: int, dx: int) -> np.ndarray:
+    """``img`` read ``dy``, ``dx`` px away from each pixel (edges repeated)."""
+    h, w = img.shape[:2]
+    ys = np.clip(np.arange(h) + dy, 0, h - 1)
+    xs = np.clip(np.arange(w) + dx, 0, w - 1)
+    return img[ys][:, xs]
+
+
+def _ring_sides(img: np.ndarray, inner: int, outer: int) -> list[np.ndarray]:
+    """Means of ``img`` over the four sides (north, south, west, east) of the square ring
+    between half sides ``inner`` and ``outer`` round each pixel (corners left out)."""
+    t = (outer - inner) // 2  # half thickness of a side
+    mid = (inner + outer + 1) // 2
+    across = _box_means(img, inner, t)  # a north or south side, centred on the pixel
+    down = _box_means(img, t, inner)
+    return [_shifted(across, -mid, 0), _shifted(across, mid, 0), _shifted(down, 0, -mid),
+            _shifted(down, 0, mid)]
 
 
 def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None, float]]:
-    """Per seat, (colour of the dependency card's disc or None, confidence): near where a
-    card lies before that seat, the card is the largest region lighter than halfway
-    from the table's look to the lightest pixel, its disc the rest of the card's hull
-    (within a factor 3 of the disc's size); the disc's colour is balanced on the card's
-    white (which cancels the light's colour). No card or no colour seen: None, with a
+    """Per seat, (colour of the dependency card's disc or None, confidence). Near where
+    a card lies before that seat (a view of the table ``CARD_MM_PX`` mm a pixel), each
+    place is scored by how much the square inside the disc there (Lab) differs from a
+    square ring of card round the disc, less the ring's unevenness, plus its lightness
+    against the table's; the best place is the card if its disc differs enough and its
+    ring is not darker than the table; its colour is the disc's, balanced on the ring
+    (which cancels the light's colour). No card or no colour seen: None, with a
     confidence under 0.9 (the referee takes a card's colour as unknown then)."""
     out = {}
-    disc_px = np.pi * (CARD_DISC_MM / 4) ** 2  # the disc's area at 2 mm a pixel
-    card_px = (62 / 2) * (88 / 2)
-    half_board = 170.0
+    r = CARD_DISC_MM / 2 / CARD_MM_PX
+    inside, ring = int(0.66 * r), (int(round(1.1 * r)), int(round(1.1 * r)) + 3)
+    along, across = 130.0, 70.0  # half extents of the search view (mm)
+    s = CARD_MM_PX
     for seat, (dx, dy) in SEAT_DIRECTIONS.items():
-        u, v = dx * CARD_REACH_MM, dy * CARD_REACH_MM
-        crop = square_crop(image, H_table, u, v, 80.0, 80)  # 2 mm a pixel
-        lab = cv2.cvtColor(cv2.GaussianBlur(crop, (3, 3), 0), cv2.COLOR_BGR2Lab)
-        lab = lab.astype(np.float32)
-        # board millimetres of the crop's pixels: the board itself is no card
-        us = u - 80.0 + (np.arange(80) + 0.5) * 2.0
-        vs = v + 80.0 - (np.arange(80) + 0.5) * 2.0
-        off = ~((np.abs(vs)[:, None] <= half_board) & (np.abs(us)[None, :] <= half_board))
-        # the card stock: lighter than halfway from the table's median to the lightest
-        L = lab[..., 0]
-        level = 0.5 * (np.median(L[off]) + np.percentile(L[off], 99.5))
-        white = ((level < L) & off).astype(np.uint8)
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(white)
-        if count < 2:
-            out[seat] = (None, 0.6)
-            continue
-        k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        pts = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.int32)
-        hull = np.zeros_like(white)
-        cv2.fillConvexPoly(hull, cv2.convexHull(pts), 1)
-        disc = (hull > 0) & (labels != k)
-        err = abs(np.log(max(int(disc.sum()), 1) / disc_px))
-        if err > np.log(3.0) or not 0.5 * card_px <= hull.sum() <= 1.6 * card_px:
+        u0, v0 = dx * CARD_REACH_MM, dy * CARD_REACH_MM
+        hu, hv = (across, along) if dx else (along, across)
+        w, h = int(2 * hu / s), int(2 * hv / s)
+        to_mm = np.array([[s, 0, u0 - hu + s / 2], [0, -s, v0 + hv - s / 2], [0, 0, 1]])
+        crop = cv2.warpPerspective(image, H_table @ to_mm, (w, h),
+                                   flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
+        disc = _box_means(lab, inside, inside)
+        sides = _ring_sides(lab, *ring)
+        rim = sum(sides) / 4
+        side_L = np.stack([side[..., 0] for side in sides])
+        contrast = np.linalg.norm(disc - rim, axis=2)
+        table_L = float(np.median(lab[..., 0]))
+        # the card: all four sides of the ring light and alike
+        score = (contrast - 2.0 * (side_L.max(axis=0) - side_L.min(axis=0))
+                 + 0.5 * (side_L.min(axis=0) - table_L))
+        cy, cx = divmod(int(np.argmax(score)), w)
+        if contrast[cy, cx] < 25.0 or np.ptp(side_L[:, cy, cx]) > 40.0:
             out[seat] = (None, 0.6)
             continue
         bgr = crop.astype(np.float32)
-        colour, conf = _colour_of(np.median(bgr[disc], axis=0),
-                                  np.median(bgr[labels == k], axis=0))
-        out[seat] = (colour, conf if colour is not None else 0.6)
+        disc_bgr = bgr[max(cy - inside, 0):cy + inside + 1, max(cx - inside, 0):cx + inside + 1]
+        y0, y1 = max(cy - ring[1], 0), cy + ring[1] + 1
+        x0, x1 = max(cx - ring[1], 0), cx + ring[1] + 1
+        yy, xx = np.mgrid[y0:min(y1, h), x0:min(x1, w)]
+        dy, dx = np.abs(yy - cy), np.abs(xx - cx)
+        on_ring = (np.maximum(dy, dx) > ring[0]) & (np.minimum(dy, dx) <= ring[0])
+        colours, conf = _colours(np.median(disc_bgr.reshape(-1, 3), axis=0),
+                                 np.median(bgr[y0:y1, x0:x1][on_ring], axis=0))
+        out[seat] = (colours[0], float(conf[0]) if colours[0] is not None else 0.6)
     return out
 
 
@@ -197,38 +323,35 @@ def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[d
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Cubes board in ``image``."""
-    H = plane(fix, geom, image, calibration, STONE_TOP_MM)
-    fields = _fields(image, H, geom)
-    cards = _cards(image, plane(fix, geom, image, calibration, -geom.thickness))
+    K = dist = None
+    if calibration is not None:
+        K, dist = calibration.get("K"), calibration.get("dist")
+    pose = board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist)
+    H6 = pose.plane_homography(STONE_TOP_MM)
+    fields = _fields(image, pose.plane_homography(0.0), H6)
+    cards = _cards(image, pose.plane_homography(-geom.thickness))
     grid = [["."] * 10 for _ in range(10)]
-    colours = {f["colour"] for f in fields if f["colour"] is not None}
+    colours = {c for c in fields["colour"] if c is not None}
     reading = Reading({"grid": grid, "players": _players(cards, colours, calibration)})
-    model = shared("stone")
-    stones = []
-    for i, f in enumerate(fields):
-        r, c = divmod(i, 10)
-        path = f"grid.{r}.{c}"
-        if f["colour"] is not None:
-            stones.append(i)
-            continue
-        if f["dip"] >= STONE_EDGE:
+    stones = [i for i, c in enumerate(fields["colour"]) if c is not None]
+    for i in np.flatnonzero([c is None for c in fields["colour"]]):
+        r, c = divmod(int(i), 10)
+        p = float(fields["white"][i])
+        if p >= 0.5:
             grid[r][c] = "W"
-            conf = float(np.clip(0.5 + (f["dip"] - STONE_EDGE) / (2.5 * STONE_EDGE), 0.5, 1.0))
-            reading.add(conf, path, 0.9, [[".", round(1 - conf, 4)]])
+            reading.add(p, f"grid.{r}.{c}", 0.9, [[".", round(1 - p, 4)]])
         else:
-            conf = float(np.clip(0.5 + (STONE_EDGE - f["dip"]) / (1.25 * STONE_EDGE), 0.5,
-                                 1.0))
-            reading.add(conf, path, 0.9, [["W", round(1 - conf, 4)]])
+            reading.add(1 - p, f"grid.{r}.{c}", 0.9, [["W", round(p, 4)]])
+    model = shared("stone")
     predictions = None
     if model is not None and stones:  # one run for all of the frame's stones
         predictions = predict(calibration, "stone", model,
-                              [stone_crop(image, H, geom.cells[i][1], geom.cells[i][2])
+                              [stone_crop(image, H6, geom.cells[i][1], geom.cells[i][2])
                                for i in stones], 5)
     for k, i in enumerate(stones):
         r, c = divmod(i, 10)
-        f = fields[i]
-        letter = LETTERS[f["colour"]]
-        letter = letter if f["active"] else letter.lower()
+        letter = LETTERS[fields["colour"][i]]
+        letter = letter if fields["active"][i] else letter.lower()
         if predictions is None:
             grid[r][c] = None
             reading.add(0.0, f"grid.{r}.{c}", 0.9, [[letter + d, 0.2] for d in "23456"])
@@ -241,7 +364,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             alts.insert(0, [letter + token[1], 0.5] if token != "W" else [letter + "2", 0.1])
             conf = min(conf, 0.5)
         grid[r][c] = token
-        reading.add(min(conf, f["confidence"]), f"grid.{r}.{c}", 0.9, alts)
+        reading.add(min(conf, float(fields["confidence"][i])), f"grid.{r}.{c}", 0.9, alts)
     for i, p in enumerate(reading.position["players"]):
         colour, conf = cards[p["seat"]]
         reading.add(conf, f"players.{i}.dependency", 0.9)
