@@ -43,7 +43,7 @@ import numpy as np
 
 from vision.board import BoardFix, Geometry
 from vision.classifier import shared, stone_token
-from vision.grid import board_pose
+from vision.grid import board_pose, square_crop
 from vision.observe import predict
 from vision.reading import Reading
 
@@ -55,15 +55,18 @@ SEAT_DIRECTIONS = {"south": (0.0, -1.0), "north": (0.0, 1.0), "east": (1.0, 0.0)
                    "west": (-1.0, 0.0)}
 CARD_REACH_MM = 225.0  # a dependency card's centre from the board's centre (about)
 CARD_DISC_MM = 45.0  # the disc's diameter on a dependency card
-CARD_MM_PX = 2.0  # mm a pixel of the card search views
+CARD_MM_PX = 3.0  # mm a pixel of the card search views
 SATURATED = 0.3  # saturation (balanced on the paper's white) of a player's colour
 DARK = 0.38  # brightness (1 = the paper's) under which an unsaturated patch is black
 PX_PER_MM = 1.5  # of the rectified views of the fields
 FIELD_PX = int(FIELD_MM * PX_PER_MM)
+CROP_HALF_MM = 16.0  # the stone model's crop: 32 mm square (a stone is 24 mm)
+CROP_PX = 40  # the stone model's input size
+UNEVEN = 0.15  # spread of a top (board grey units) over a white stone's (0.13 at 99.9 %)
 #: the occupancy model: weights of the six measures (``_measures``), then of the same six
 #: times the slant, then of the slant, then the bias; logit > 0: a white stone
-OCCUPANCY = np.array([-6.994, -13.26, 114.3, -9.686, 6.887, -2.783, -7.473, 52.5, -68.92,
-                      -22.02, -2.531, 20.74, 5.182, -10.63])
+OCCUPANCY = np.array([-11.19, -2.342, 112.6, -8.141, 8.791, -2.015, -8.118, 41.26, -67.89,
+                      -22.3, -1.094, 19.38, 5.011, -9.003])
 
 
 def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.ndarray]:
@@ -78,38 +81,35 @@ def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.n
     v = c.max(axis=1)
     s = 1.0 - c.min(axis=1) / np.maximum(v, 1e-6)
     hue = cv2.cvtColor(np.clip(c, 0, 1).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)[:, 0, 0]
-    names: list[str | None] = []
-    conf = np.empty(len(c))
-    for i in range(len(c)):
-        if s[i] < SATURATED or v[i] < DARK / 2:  # dark hues are noise on black
-            if v[i] < DARK:
-                names.append("black")
-                conf[i] = np.clip(0.5 + (DARK - v[i]) / DARK, 0.5, 1.0)
-            else:
-                names.append(None)
-                conf[i] = np.clip(0.5 + (SATURATED - s[i]) / SATURATED, 0.5, 1.0)
-            continue
-        conf[i] = np.clip(0.5 + (s[i] - SATURATED) / (2 * SATURATED), 0.5, 1.0)
-        h = hue[i]
-        names.append("blue" if 180 <= h < 260 else "red" if h < 15 or h >= 330
-                     else "orange" if h < 50 else None)
-        if names[-1] is None:
-            conf[i] = 0.5
-    return names, conf
+    grey = (s < SATURATED) | (v < DARK / 2)  # dark hues are noise on black
+    black = grey & (v < DARK)
+    hued = np.where((hue >= 180) & (hue < 260), "blue", np.where(
+        (hue < 15) | (hue >= 330), "red", np.where(hue < 50, "orange", "")))
+    names = np.where(black, "black", np.where(grey, "", hued))
+    conf = np.where(black, 0.5 + (DARK - v) / DARK, np.where(
+        grey, 0.5 + (SATURATED - s) / SATURATED,
+        np.where(hued == "", 0.5, 0.5 + (s - SATURATED) / (2 * SATURATED))))
+    return [str(n) or None for n in names], np.clip(conf, 0.5, 1.0)
 
 
 def _view(image: np.ndarray, H: np.ndarray) -> np.ndarray:
-    """The 10 x 10 fields on the plane of ``H`` (board mm -> px), north up, as one block
-    per field: (100, FIELD_PX, FIELD_PX, 3), row-major from the north-west."""
+    """The 10 x 10 fields on the plane of ``H`` (board mm -> px), north up,
+    ``PX_PER_MM``."""
     s = 1.0 / PX_PER_MM
     half = 5 * FIELD_MM
     to_mm = np.array([[s, 0, -half + s / 2], [0, -s, half - s / 2], [0, 0, 1]])
     n = 10 * FIELD_PX
-    view = cv2.warpPerspective(image, H @ to_mm, (n, n),
+    return cv2.warpPerspective(image, H @ to_mm, (n, n),
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
-    return view.reshape(10, FIELD_PX, 10, FIELD_PX, 3).transpose(0, 2, 1, 3, 4).reshape(
-        100, FIELD_PX, FIELD_PX, 3)
+
+
+def _blocks(view: np.ndarray) -> np.ndarray:
+    """A view of the fields as one block per field: (100, FIELD_PX, FIELD_PX, ...),
+    row-major from the north-west."""
+    shape = view.shape[2:]
+    return view.reshape(10, FIELD_PX, 10, FIELD_PX, *shape).swapaxes(1, 2).reshape(
+        100, FIELD_PX, FIELD_PX, *shape)
 
 
 def _swept(x: np.ndarray, y: np.ndarray, half: float, sx: float, sy: float,
@@ -135,17 +135,17 @@ def _mean(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
-    """(100, 6) per field, lightness in units of the board's (75th percentile of the
-    board plane's L): the top's lightness and spread, the outline's dip, the side faces
+    """(100, 6) per field, grey levels in units of the board's (75th percentile of the
+    board plane's): the top's lightness and spread, the outline's dip, the side faces
     against the top, the board plane's centre, the hidden lines against the visible ones
-    (see the module doc). ``L0``, ``L6``: (100, h, w) Lab L on the board and top planes;
+    (see the module doc). ``L0``, ``L6``: (100, h, w) grey levels on the board and top planes;
     ``shift``: where a point of the top plane appears on the board plane (mm, u, v)."""
     c = (np.arange(FIELD_PX) + 0.5) / PX_PER_MM - FIELD_MM / 2
     x, y = np.meshgrid(c, -c)
     ax, ay = np.abs(x), np.abs(y)
     r_sq = np.maximum(ax, ay)
     sx, sy = shift
-    ref = max(float(np.percentile(L0[:, ::3, ::3], 75)), 1.0)
+    ref = max(float(np.percentile(L0[:, ::4, ::4], 75)), 1.0)
     core = r_sq <= 8.0
     top = _mean(L6, core)
     spread = L6[:, core].std(axis=1)
@@ -178,29 +178,28 @@ def _shift(H0: np.ndarray, H6: np.ndarray) -> tuple[float, float]:
     return float(u), float(v)
 
 
-def _fields(image: np.ndarray, H0: np.ndarray, H6: np.ndarray) -> dict:
+def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray) -> dict:
     """Per field (row-major): ``colour`` (None: none) and its ``confidence``, ``active``
-    (the disc is light), ``measures`` and ``white`` (the occupancy model's probability)."""
-    top_bgr = _view(image, H6)
-    lab6 = cv2.cvtColor(top_bgr.reshape(-1, FIELD_PX, 3), cv2.COLOR_BGR2Lab).reshape(
-        top_bgr.shape)
-    lab0 = cv2.cvtColor(_view(image, H0).reshape(-1, FIELD_PX, 3), cv2.COLOR_BGR2Lab)
-    L6 = lab6[..., 0].astype(np.float32)
-    L0 = lab0[..., 0].reshape(L6.shape).astype(np.float32)
+    (the disc is light), ``measures`` and ``white`` (the occupancy model's probability).
+    ``grey``: the image in grey levels (the board plane is only looked at in grey)."""
+    top = _view(image, H6)
+    top_bgr = _blocks(top)
+    L6 = _blocks(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)).astype(np.float32)
+    L0 = _blocks(_view(grey, H0)).astype(np.float32)
     c = (np.arange(FIELD_PX) + 0.5) / PX_PER_MM - FIELD_MM / 2
     x, y = np.meshgrid(c, -c)
     r_sq, rr = np.maximum(np.abs(x), np.abs(y)), np.hypot(x, y)
     corners = (r_sq <= STONE_MM / 2 - 1.0) & (rr >= 0.41 * STONE_MM + 1.0)
     disc = (rr >= 3.0) & (rr <= 0.41 * STONE_MM - 1.5)
-    centre = r_sq <= 6.0
-    corner_bgr = np.median(top_bgr[:, corners].astype(np.float32), axis=1)
-    paper = np.median(np.median(top_bgr[:, centre].astype(np.float32), axis=1), axis=0)
-    paper_L = float(np.median(np.median(L6[:, centre], axis=1)))
+    centre = (r_sq <= 6.0) & (np.add.outer(np.arange(FIELD_PX), np.arange(FIELD_PX)) % 3 == 0)
+    corner_bgr = np.median(top_bgr[:, corners], axis=1)
+    paper = np.median(top_bgr[:, centre].reshape(-1, 3), axis=0)
+    paper_L = float(np.median(L6[:, centre]))
     colours, conf = _colours(corner_bgr, paper)
     shift = _shift(H0, H6)
     measures = _measures(L0, L6, shift)
     return {"colour": colours, "confidence": conf,
-            "active": np.median(L6[:, disc], axis=1) > 0.5 * paper_L,
+            "active": L6[:, disc].mean(axis=1) > 0.5 * paper_L,
             "measures": measures, "white": white_probability(measures, shift)}
 
 
@@ -214,9 +213,9 @@ def _box_means(img: np.ndarray, half_w: int, half_h: int) -> np.ndarray:
 def _shifted(img: np.ndarray, dy: int, dx: int) -> np.ndarray:
     """``img`` read ``dy``, ``dx`` px away from each pixel (edges repeated)."""
     h, w = img.shape[:2]
-    ys = np.clip(np.arange(h) + dy, 0, h - 1)
-    xs = np.clip(np.arange(w) + dx, 0, w - 1)
-    return img[ys][:, xs]
+    m = max(abs(dy), abs(dx))
+    padded = cv2.copyMakeBorder(img, m, m, m, m, cv2.BORDER_REPLICATE)
+    return padded[m + dy:m + dy + h, m + dx:m + dx + w]
 
 
 def _ring_sides(img: np.ndarray, inner: int, outer: int) -> list[np.ndarray]:
@@ -234,16 +233,17 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
     """Per seat, (colour of the dependency card's disc or None, confidence). Near where
     a card lies before that seat (a view of the table ``CARD_MM_PX`` mm a pixel), each
     place is scored by how much the square inside the disc there (Lab) differs from a
-    square ring of card round the disc, less the ring's unevenness, plus its lightness
-    against the table's; the best place is the card if its disc differs enough and its
-    ring is not darker than the table; its colour is the disc's, balanced on the ring
+    square ring of card round the disc (every disc is darker than the card), less the
+    unevenness of the ring's four sides, plus their lightness against the table's; the
+    best place is the card if its disc differs enough and the ring's sides are alike; its
+    colour is the disc's, balanced on the ring
     (which cancels the light's colour). No card or no colour seen: None, with a
     confidence under 0.9 (the referee takes a card's colour as unknown then)."""
     out = {}
-    r = CARD_DISC_MM / 2 / CARD_MM_PX
-    inside, ring = int(0.66 * r), (int(round(1.1 * r)), int(round(1.1 * r)) + 3)
-    along, across = 130.0, 70.0  # half extents of the search view (mm)
     s = CARD_MM_PX
+    # half sides: a square inside the disc, a ring of card round it (inside the card's 62 mm)
+    inside, ring = round(12.0 / s), (round(24.0 / s), round(30.0 / s))
+    along, across = 130.0, 70.0  # half extents of the search view (mm)
     for seat, (dx, dy) in SEAT_DIRECTIONS.items():
         u0, v0 = dx * CARD_REACH_MM, dy * CARD_REACH_MM
         hu, hv = (across, along) if dx else (along, across)
@@ -262,8 +262,10 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
         # the card: all four sides of the ring light and alike
         score = (contrast - 2.0 * (side_L.max(axis=0) - side_L.min(axis=0))
                  + 0.5 * (side_L.min(axis=0) - table_L))
+        score[disc[..., 0] > rim[..., 0] - 10.0] = -np.inf  # every disc is darker than card
         cy, cx = divmod(int(np.argmax(score)), w)
-        if contrast[cy, cx] < 25.0 or np.ptp(side_L[:, cy, cx]) > 40.0:
+        if not np.isfinite(score[cy, cx]) or contrast[cy, cx] < 25.0 or np.ptp(
+                side_L[:, cy, cx]) > 40.0:
             out[seat] = (None, 0.6)
             continue
         bgr = crop.astype(np.float32)
@@ -280,17 +282,12 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
 
 
 def stone_crop(image: np.ndarray, H: np.ndarray, u: float, v: float) -> np.ndarray:
-    """The crop ``models/stone.onnx`` reads (``models/stone.md``): a square axis-aligned
-    in the image, centred on the stone's top (centred at (u, v) on the plane of ``H``),
-    1.25 times its apparent side."""
-    h = STONE_MM / 2
-    quad = cv2.perspectiveTransform(np.array([[[u - h, v + h]], [[u + h, v + h]],
-                                              [[u + h, v - h]], [[u - h, v - h]]]), H)
-    quad = quad.reshape(4, 2).astype(np.float32)
-    side = 1.25 * float(np.sqrt(cv2.contourArea(quad)))
-    size = max(8, int(round(side)))
-    centre = tuple(float(x) for x in quad.mean(axis=0))
-    return cv2.getRectSubPix(image, (size, size), centre)
+    """The crop ``models/stone.onnx`` reads here (``models/stone.md``): the square of side
+    2 ``CROP_HALF_MM`` centred at (u, v) on the plane of ``H`` (the stones' tops),
+    rectified, north up, ``CROP_PX`` px. Rectified, a stone far off at a slant keeps its
+    digit's proportions (digits right 0.93 against 0.89 for a square cut axis-aligned in
+    the image, on 358 dev stones)."""
+    return square_crop(image, H, u, v, CROP_HALF_MM, CROP_PX)
 
 
 def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[dict]:
@@ -328,15 +325,20 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         K, dist = calibration.get("K"), calibration.get("dist")
     pose = board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist)
     H6 = pose.plane_homography(STONE_TOP_MM)
-    fields = _fields(image, pose.plane_homography(0.0), H6)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    fields = _fields(image, grey, pose.plane_homography(0.0), H6)
     cards = _cards(image, pose.plane_homography(-geom.thickness))
     grid = [["."] * 10 for _ in range(10)]
     colours = {c for c in fields["colour"] if c is not None}
     reading = Reading({"grid": grid, "players": _players(cards, colours, calibration)})
-    stones = [i for i, c in enumerate(fields["colour"]) if c is not None]
-    for i in np.flatnonzero([c is None for c in fields["colour"]]):
-        r, c = divmod(int(i), 10)
-        p = float(fields["white"][i])
+    white, spread = fields["white"], fields["measures"][:, 1]
+    # the model reads the fields with a colour, and those that look like a white stone but
+    # whose top is not even (a stone whose colour was not seen)
+    stones = [i for i, c in enumerate(fields["colour"])
+              if c is not None or (white[i] >= 0.5 and spread[i] >= UNEVEN)]
+    for i in sorted(set(range(100)) - set(stones)):
+        r, c = divmod(i, 10)
+        p = float(white[i])
         if p >= 0.5:
             grid[r][c] = "W"
             reading.add(p, f"grid.{r}.{c}", 0.9, [[".", round(1 - p, 4)]])
@@ -350,21 +352,29 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                                for i in stones], 5)
     for k, i in enumerate(stones):
         r, c = divmod(i, 10)
-        letter = LETTERS[fields["colour"][i]]
-        letter = letter if fields["active"][i] else letter.lower()
+        path = f"grid.{r}.{c}"
+        colour = fields["colour"][i]
+        letter = None if colour is None else LETTERS[colour]
+        if letter is not None and not fields["active"][i]:
+            letter = letter.lower()
         if predictions is None:
             grid[r][c] = None
-            reading.add(0.0, f"grid.{r}.{c}", 0.9, [[letter + d, 0.2] for d in "23456"])
+            reading.add(0.0, path, 0.9, [[letter + d, 0.2] for d in "23456"] if letter
+                        else [["W", round(float(white[i]), 4)]])
             continue
         token, conf = stone_token(predictions[k])
-        # the other digits of the colour and side read, most likely first
-        alts = [[token[0] + d, round(p, 4)] for d, p in predictions[k]["digit"].top
-                if token[0] + d != token][:3] if token != "W" else []
-        if token[0] != letter:  # the model and the classical colour / side disagree
-            alts.insert(0, [letter + token[1], 0.5] if token != "W" else [letter + "2", 0.1])
+        digits = predictions[k]["digit"].top
+        if token == "W":
+            alts = [[".", round(1 - float(white[i]), 4)]]
+            conf = min(conf, float(white[i]))
+        else:  # the other digits of the colour and side read, most likely first
+            alts = [[token[0] + d, round(p, 4)] for d, p in digits if token[0] + d != token][:3]
+        if letter is not None and token[0] != letter:  # the classical colour / side differ
+            alts.insert(0, [letter + (token[1] if token != "W" else digits[0][0]), 0.5])
             conf = min(conf, 0.5)
         grid[r][c] = token
-        reading.add(min(conf, float(fields["confidence"][i])), f"grid.{r}.{c}", 0.9, alts)
+        reading.add(min(conf, float(fields["confidence"][i]) if letter else conf), path, 0.9,
+                    alts)
     for i, p in enumerate(reading.position["players"]):
         colour, conf = cards[p["seat"]]
         reading.add(conf, f"players.{i}.dependency", 0.9)
