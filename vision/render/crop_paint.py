@@ -82,9 +82,7 @@ class Box:
     R: np.ndarray  # body -> world
     half: tuple[float, float, float]
     textures: list  # per face: a mip pyramid (``mips``)
-    tint: np.ndarray  # (6, 3) albedo factor per face (1 for a texture's own colours)
-    gloss: np.ndarray  # (6,)
-    shininess: np.ndarray  # (6,)
+    material: np.ndarray  # (6, 5) per face: gloss, shininess, albedo factor B, G, R
     rest_z: float
     group: object = None  # boxes of one group (a stack) do not shade each other
     skip: tuple = ()  # faces drawn otherwise (the board's top)
@@ -101,6 +99,15 @@ class Box:
 
     def footprint(self) -> np.ndarray:
         return self.quads[1]  # the bottom face
+
+
+def material(gloss, shininess, tint=(1.0, 1.0, 1.0)) -> np.ndarray:
+    """A box's ``material`` (6, 5): each argument one value or one per face (``tint``:
+    the albedo factor, BGR, 1 for a texture's own colours)."""
+    m = np.empty((6, 5))
+    m[:, 0], m[:, 1], m[:, 2:] = gloss, shininess, tint
+    m.setflags(write=False)
+    return m
 
 
 class Light:
@@ -229,8 +236,10 @@ class CropPainter:
         shadows may fall on ``target``'s faces. The ids of the target's faces and of
         what is drawn after them go to ``ids``."""
         eye = self.eye
-        pieces = sorted(on_table + on_board, key=lambda b: -float(
-            np.dot(b.center - eye, b.center - eye)))
+        pieces = on_table + on_board
+        if pieces:
+            d = np.array([b.center for b in pieces]) - eye
+            pieces = [pieces[i] for i in np.argsort(-(d * d).sum(1), kind="stable").tolist()]
         boxes = [board, *pieces]
         quads = np.stack([b.quads for b in boxes])  # (B, 6, 4, 3)
         normals = np.stack([b.normals for b in boxes])
@@ -241,25 +250,28 @@ class CropPainter:
             & (lo[..., 1] < self.H)
         draw[0, list(board.skip)] = False
         bi, fi = np.nonzero(draw)
+        mat = np.stack([b.material for b in boxes])[bi, fi]
         # one lighting pass: the centres of the faces drawn, and a grid of the canvas's
-        # pixels on the board's plane (for the table too: a few mm lower)
+        # pixels on the board's plane (for the table too: a few mm lower); the canvas's
+        # corners on that plane tell whether the board's top covers it all
         g, z = 8, float(top.quad[0, 2])
-        Hp = self.M[:, [0, 1, 3]] + np.outer(self.M[:, 2], [0, 0, z])
         gx = (np.arange(g) + 0.5) * self.W / g - 0.5
         gy = (np.arange(g) + 0.5) * self.H / g - 0.5
         X, Y = np.meshgrid(gx, gy)
-        w = np.linalg.solve(Hp, np.stack([X.ravel(), Y.ravel(), np.ones(g * g)]))
-        grid = np.column_stack([w[0] / w[2], w[1] / w[2], np.full(g * g, z)])
+        corners = np.array([[-1.5, -1.5], [self.W + 0.5, -1.5], [self.W + 0.5, self.H + 0.5],
+                            [-1.5, self.H + 0.5]])
+        on_plane = self._on_plane(np.concatenate([np.column_stack([X.ravel(), Y.ravel()]),
+                                                  corners]), z)
         n_f, gg = len(bi), g * g
-        gloss = np.concatenate([np.stack([b.gloss for b in boxes])[bi, fi],
-                                np.full(gg, table.gloss), np.full(gg, top.gloss)])
-        shin = np.concatenate([np.stack([b.shininess for b in boxes])[bi, fi],
-                               np.full(gg, table.shininess), np.full(gg, top.shininess)])
+        grid = on_plane[:gg]
         up = np.zeros((2 * gg, 3))
         up[:, 2] = 1.0
         diff, spec, lamp_diff, lamp_spec = self.light.shade(
             np.concatenate([quads[bi, fi].mean(1), grid, grid]),
-            np.concatenate([normals[bi, fi], up]), gloss, shin)
+            np.concatenate([normals[bi, fi], up]),
+            np.concatenate([mat[:, 0], np.full(gg, table.gloss), np.full(gg, top.gloss)]),
+            np.concatenate([mat[:, 1], np.full(gg, table.shininess),
+                            np.full(gg, top.shininess)]))
 
         def plane_map(a):
             a4 = np.zeros((gg, 4), np.float32)
@@ -269,11 +281,11 @@ class CropPainter:
 
         dmap = plane_map(diff[n_f:n_f + gg])
         ppm = self.px_per_mm(target.center)
-        if not self._covers(top.quad, Hp):
+        if not self._inside(on_plane[gg:], top.quad):
             self._table(table, dmap, plane_map(spec[n_f:n_f + gg]))
             self._shadows([board, *on_table], 0.0, ppm, [b for b in on_table if b in contact])
-        tint = np.stack([b.tint for b in boxes])[bi, fi]
-        faces = self._face_setup(boxes, bi, fi, quads, P, lo, hi, diff[:n_f], spec[:n_f], tint)
+        faces = self._face_setup(boxes, bi, fi, quads, P, lo, hi, diff[:n_f], spec[:n_f],
+                                 mat[:, 2:])
         k = int(np.searchsorted(bi, 1))  # the board's faces come first
         self._faces(faces[:k], None, (), lamp_diff, lamp_spec)
         self._top(top, dmap, plane_map(spec[n_f + gg:]))
@@ -281,15 +293,18 @@ class CropPainter:
         self._faces(faces[k:], target, casters, lamp_diff, lamp_spec)
 
     # ----------------------------------------------------------------- planes
-    def _covers(self, quad: np.ndarray, Hp: np.ndarray) -> bool:
-        """Whether the board's top (``quad``, a rectangle on the plane whose homography
-        is ``Hp``) fills the whole canvas, a pixel's margin round it included."""
-        c = np.array([[-1.5, -1.5, 1], [self.W + 0.5, -1.5, 1], [self.W + 0.5, self.H + 0.5, 1],
-                      [-1.5, self.H + 0.5, 1]]).T
-        w = np.linalg.solve(Hp, c)
-        if np.any(w[2] <= 0):
-            return False
-        p = (w[:2] / w[2]).T - quad[0, :2]
+    def _on_plane(self, px: np.ndarray, z: float) -> np.ndarray:
+        """Where the rays of canvas pixels ``px`` (N, 2) meet the plane at height ``z``."""
+        K, R = self.cam.K, self.cam.R
+        rays = np.column_stack([(px[:, 0] - K[0, 2]) / K[0, 0], (px[:, 1] - K[1, 2]) / K[1, 1],
+                                np.ones(len(px))]) @ R
+        t = (z - self.eye[2]) / np.minimum(rays[:, 2], -1e-9)
+        return self.eye + t[:, None] * rays
+
+    @staticmethod
+    def _inside(pts: np.ndarray, quad: np.ndarray) -> bool:
+        """Whether all ``pts`` lie within the rectangle ``quad`` (TL, TR, BR, BL)."""
+        p = pts[:, :2] - quad[0, :2]
         ex, ey = quad[1, :2] - quad[0, :2], quad[3, :2] - quad[0, :2]
         s, t = p @ ex / (ex @ ex), p @ ey / (ey @ ey)
         return bool(np.all((s > 0) & (s < 1) & (t > 0) & (t < 1)))
@@ -327,11 +342,12 @@ class CropPainter:
                  contact: list[Box]) -> None:
         """Each lamp's soft shadow of ``casters`` on the plane at ``rest_z`` (the union
         of their faces projected from the lamp), and a tight contact shadow round the
-        footprints of ``contact``; drawn on the coarse grid, blurred, then scaled up."""
+        footprints of ``contact``; drawn on the coarse grid (hard-edged: the blur by the
+        penumbra smooths it), blurred, then scaled up."""
         if not casters:
             return
         Q = np.stack([b.quads for b in casters])  # (C, 6, 4, 3)
-        lift = float(Q[:, 0, 0, 2].mean()) - float(np.mean([b.rest_z for b in casters]))
+        lift = sum(float(b.quads[0, 0, 2]) - b.rest_z for b in casters) / len(casters)
         keep = np.ones((self.sh, self.sw), np.float32)
         to_grid = self.sw / self.W
         margin = 4 * (self.W + self.H)
@@ -342,7 +358,7 @@ class CropPainter:
             t = (rest_z - L[2]) / (Q[..., 2] - L[2])
             S = np.clip(self.project(L + t[..., None] * (Q - L)), -margin, margin)
             mask = np.zeros((self.sh, self.sw), np.uint8)
-            cv2.fillPoly(mask, self._coarse(S).reshape(-1, 4, 2), 255, cv2.LINE_AA, shift=4)
+            cv2.fillPoly(mask, self._coarse(S).reshape(-1, 4, 2), 255, cv2.LINE_8, shift=4)
             pen_mm = self.light.radius[i] * lift / max(L[2] - lift, 50.0) + 0.8
             soft = _blur(mask, max(0.6, pen_mm * ppm * to_grid))
             keep *= 1 - np.float32(min(0.92, share * 0.9)) * soft
@@ -350,7 +366,7 @@ class CropPainter:
             F = np.clip(self.project(np.stack([b.footprint() for b in contact])), -margin,
                         margin)
             mask = np.zeros((self.sh, self.sw), np.uint8)
-            cv2.fillPoly(mask, self._coarse(F).reshape(-1, 4, 2), 255, cv2.LINE_AA, shift=4)
+            cv2.fillPoly(mask, self._coarse(F).reshape(-1, 4, 2), 255, cv2.LINE_8, shift=4)
             keep *= 1 - np.float32(0.55) * _blur(mask, max(0.6, 1.6 * ppm * to_grid))
         keep = cv2.resize(keep, (self.W, self.H), interpolation=cv2.INTER_LINEAR)
         self.canvas = cv2.multiply(self.canvas, cv2.cvtColor(keep, cv2.COLOR_GRAY2BGRA))
@@ -409,7 +425,7 @@ class CropPainter:
             if mask is None or not mask.any():
                 out.append(None)
                 continue
-            sigma = max(0.5, (float(np.mean(pen)) + 0.3) * self.px_per_mm(box.quads[k].mean(0)))
+            sigma = max(0.5, (sum(pen) / len(pen) + 0.3) * self.px_per_mm(box.quads[k].mean(0)))
             out.append(_blur(mask, sigma, cv2.BORDER_REPLICATE))
         return out
 

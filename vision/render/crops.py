@@ -44,6 +44,7 @@ from vision.render.crop_paint import (
     CropPainter,
     Light,
     Plane,
+    material,
     mips,
     plain,
 )
@@ -116,6 +117,19 @@ class CropPool:
                 self.dice[c].append(([mips(tex[n][0]) for n in BOX_NORMALS],
                                      [tex[n][1] for n in BOX_NORMALS]))
         self.stones: dict = {}
+        self.stone_materials: dict = {}
+
+    def stone_material(self, token: str) -> np.ndarray:
+        """As pieces.stone_solid: a glossier top, sides of the tile's colour."""
+        colour = token[0].upper()
+        if colour not in self.stone_materials:
+            s = self.set
+            side = s.white_side if colour == "W" else s.stone_colours[pieces.COLOUR_LETTERS[colour]]
+            tint = np.tile(side * np.float32(0.95), (6, 1))
+            tint[0] = 1.0
+            self.stone_materials[colour] = material([0.25] + [0.2] * 5, [50.0] + [40.0] * 5,
+                                                    tint)
+        return self.stone_materials[colour]
 
     def stone_top(self, token: str, k: int):
         if (token, k) not in self.stones:
@@ -194,14 +208,20 @@ class _Table:
         self.board_look = (gloss, shin)
         t = self.spec.thickness
         n = len(BOX_NORMALS)
-        self.board_box = Box(self.board.world(0, 0, t / 2), self.board.R,
+        self.R = self.board.R
+        self.board_box = Box(self.world(0, 0, t / 2), self.R,
                              (self.spec.width / 2, self.spec.depth / 2, t / 2),
-                             [plain()] * n, np.tile(mean * np.float32(side), (n, 1)),
-                             np.full(n, gloss * 0.3), np.full(n, shin), 0.0,
+                             [plain()] * n, material(gloss * 0.3, shin, mean * side), 0.0,
                              group="board", skip=(0,))
         self.on_board: list[Box] = []
         self.on_table: list[Box] = []
         self.contact: list[Box] = []  # boxes standing on their rest plane
+
+    def world(self, u: float, v: float, z: float) -> np.ndarray:
+        """Board (u, v) at height ``z`` over the table, in the world (mm)."""
+        p = self.R @ (u, v, z)
+        p[:2] += self.board.center
+        return p
 
     def put(self, box: Box, on_board: bool, contact: bool = True) -> Box:
         (self.on_board if on_board else self.on_table).append(box)
@@ -212,9 +232,12 @@ class _Table:
     def paint(self, cam: Camera, target: Box) -> CropPainter:
         lamps, ambient = random_lamps(self.looks, self.board.center, self.pool.light)
         p = CropPainter(cam, Light(lamps, ambient, (*self.board.center, 0.0), cam.center))
-        boxes = self.on_board + self.on_table
-        near = [b for b in boxes if b.group != target.group
-                and float(np.linalg.norm(b.center - target.center)) < NEAR_MM]
+        boxes = [b for b in self.on_board + self.on_table if b.group != target.group]
+        near = []
+        if boxes:
+            d = np.array([b.center for b in boxes]) - target.center
+            near = [b for b, ok in zip(boxes, ((d * d).sum(1) < NEAR_MM ** 2).tolist(),
+                                       strict=True) if ok]
         p.paint(Plane(TABLE_PX_PER_MM, TABLE_GLOSS[self.table_kind], 12.0, self.table_tex,
                       (-TABLE_MM[0] / 2, TABLE_MM[1] / 2)),
                 self.board_box,
@@ -246,6 +269,7 @@ def _symbol_up_rotations() -> list[np.ndarray]:
 _SYMBOL_UP = _symbol_up_rotations()
 _CUBE_LABELS = [pieces.cube_labels()[n] for n in BOX_NORMALS]
 _CUBE_HALF = (pieces.CUBE_MM / 2,) * 3
+_CUBE_MATERIAL = material(0.08, 25.0)  # as pieces.cube_solid
 
 
 def _cube_table(pool: CropPool, rng, looks):
@@ -262,6 +286,7 @@ def _cube_table(pool: CropPool, rng, looks):
     pose = (float(rng.normal(0, 10)), float(rng.normal(0, 10)), float(rng.uniform(-180, 180)))
     table = _Table(pool, game, pose, looks)
     board = table.board
+    R_board, z_top = table.R, board.z_top
     found = None
     for c in range(n):
         cell = table.spec.cells[c]
@@ -274,13 +299,11 @@ def _cube_table(pool: CropPool, rng, looks):
             du = _clip(du + rng.normal(0, sigma), -slack, slack)
             dv = _clip(dv + rng.normal(0, sigma), -slack, slack)
             yaw = _clip(rng.normal(0, 6.0), -18, 18)
-            center = board.world(cell.u + du, cell.v + dv,
-                                 board.z_top + (level + 0.5) * pieces.CUBE_MM)
+            center = table.world(cell.u + du, cell.v + dv,
+                                 z_top + (level + 0.5) * pieces.CUBE_MM)
             faces = pool.cubes[player][int(looks.integers(POOL))][int(looks.integers(INKS))]
-            box = table.put(Box(center, board.R @ rot_z(yaw) @ R_body, _CUBE_HALF, faces,
-                                np.ones((6, 3), np.float32), np.full(6, 0.08),
-                                np.full(6, 25.0), board.z_top, group=c),
-                            True, contact=level == 0)
+            box = table.put(Box(center, R_board @ rot_z(yaw) @ R_body, _CUBE_HALF, faces,
+                                _CUBE_MATERIAL, z_top, group=c), True, contact=level == 0)
             if c == target and level == below:
                 directions = [direction_of(R_body @ np.array(v, np.float64))
                               for v in BOX_NORMALS]
@@ -347,6 +370,7 @@ def _face_item(pool, rng, looks, size):
 # --------------------------------------------------------------------------- dice
 
 _DIE_HALF = (pieces.DIE_MM / 2,) * 3
+_DIE_MATERIAL = material(0.35, 60.0)  # as pieces.die_solid
 
 
 def _die_item(pool, rng, looks, size):
@@ -374,12 +398,10 @@ def _die_item(pool, rng, looks, size):
             v = -(spec.depth / 2 + 28 + rng.normal(0, 4))
             yaw, rest = float(rng.normal(0, 15)), 0.0
         R_body = pieces.die_orientation(c, top, rng)
-        center = board.world(u, v, 0.0)
-        center[2] = rest + pieces.DIE_MM / 2
+        center = table.world(u, v, rest + pieces.DIE_MM / 2)
         textures, numbers = pool.dice[c][int(looks.integers(4))]
         box = table.put(Box(center, rot_z(board.yaw + yaw) @ R_body, _DIE_HALF, textures,
-                            np.ones((6, 3), np.float32), np.full(6, 0.35), np.full(6, 60.0),
-                            rest, group=c), rest > 0)
+                            _DIE_MATERIAL, rest, group=c), rest > 0)
         if c == target:
             directions = [direction_of(R_body @ np.array(n, np.float64)) for n in BOX_NORMALS]
             found = (box, top, directions, dict(zip(directions, numbers, strict=True)))
@@ -404,15 +426,10 @@ def _stone(pool, table: _Table, r: int, c: int, tok: str, rng, looks) -> Box:
     u = cell.u + _clip(rng.normal(0, 1.2), -slack, slack)
     v = cell.v + _clip(rng.normal(0, 1.2), -slack, slack)
     yaw = _clip(rng.normal(0, 5), -12, 12)
-    s = pool.set
-    side = s.white_side if tok == "W" else s.stone_colours[pieces.COLOUR_LETTERS[tok[0].upper()]]
-    tint = np.tile(side * np.float32(0.95), (6, 1))
-    tint[0] = 1.0
     textures = [plain()] * 6
     textures[0] = pool.stone_top(tok, int(looks.integers(4)))
-    return table.put(Box(board.world(u, v, board.z_top + pieces.STONE_THICK_MM / 2),
-                         board.R @ rot_z(yaw), _STONE_HALF, textures, tint,
-                         np.array([0.25] + [0.2] * 5), np.array([50.0] + [40.0] * 5),
+    return table.put(Box(table.world(u, v, board.z_top + pieces.STONE_THICK_MM / 2),
+                         table.R @ rot_z(yaw), _STONE_HALF, textures, pool.stone_material(tok),
                          board.z_top, group=(r, c)), True)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import cv2
 
-from vision.render.crops import KINDS, VARIANTS, render_crops
+from vision.render.crops import KINDS, VARIANTS, pool_for, render_crops
 from vision.render.rng import sub_seed
 from vision.render.scene import GAMES
 
@@ -83,6 +83,8 @@ def write_dataset(kind: str, n: int, out: Path, seed: int = 0, size: int = 64,
     bar = Progress(n, "frames" if kind == "frames" else f"{kind} crops") if progress else None
     t0 = time.perf_counter()
     ctx = get_context("fork") if sys.platform != "win32" else get_context()
+    if kind in KINDS and ctx.get_start_method() == "fork":
+        pool_for(seed, variant)  # made once here: the forked workers share it
     with open(out / "labels.jsonl", "w") as labels_file, ctx.Pool(workers) as pool:
         if kind == "frames":
             tasks = [(i, seed, game) for i in range(n)]
