@@ -126,20 +126,25 @@ def _swept(x: np.ndarray, y: np.ndarray, half: float, sx: float, sy: float,
     return lo <= hi
 
 
-def _mean(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Per field, the mean of ``values`` (100, h, w) under ``mask`` (h, w); zeros when the
-    mask is (almost) empty."""
-    if mask.sum() < 4:
-        return np.zeros(len(values), np.float32)
-    return values[:, mask].mean(axis=1)
+def _means(values: np.ndarray, *masks: np.ndarray) -> np.ndarray:
+    """Per field, the means of ``values`` (100, h, w[, channels]) under each of ``masks``
+    ((h, w) each): (100, masks[, channels]), all in one matrix product; zeros for a mask
+    of under four pixels."""
+    weights = np.stack([m.ravel() / m.sum() if m.sum() >= 4 else np.zeros(m.size)
+                        for m in masks], axis=1).astype(np.float32)
+    if values.ndim == 3:
+        return values.reshape(len(values), -1) @ weights
+    flat = values.reshape(len(values), weights.shape[0], -1)
+    return (flat.transpose(0, 2, 1) @ weights).transpose(0, 2, 1)
 
 
 def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
     """(100, 6) per field, grey levels in units of the board's (75th percentile of the
     board plane's): the top's lightness and spread, the outline's dip, the side faces
     against the top, the board plane's centre, the hidden lines against the visible ones
-    (see the module doc). ``L0``, ``L6``: (100, h, w) grey levels on the board and top planes;
-    ``shift``: where a point of the top plane appears on the board plane (mm, u, v)."""
+    (see the module doc). ``L0``, ``L6``: (100, h, w) grey levels on the board and top
+    planes; ``shift``: where a point of the top plane appears on the board plane (mm, u,
+    v)."""
     c = (np.arange(FIELD_PX) + 0.5) / PX_PER_MM - FIELD_MM / 2
     x, y = np.meshgrid(c, -c)
     ax, ay = np.abs(x), np.abs(y)
@@ -147,20 +152,20 @@ def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.
     sx, sy = shift
     ref = max(float(np.percentile(L0[:, ::4, ::4], 75)), 1.0)
     core = r_sq <= 8.0
-    top = _mean(L6, core)
-    spread = L6[:, core].std(axis=1)
-    dip = _mean(L6, (r_sq >= 7.0) & (r_sq <= 9.5)) - _mean(L6, (r_sq >= 10) & (r_sq <= 12.5))
-    side = np.zeros(100, np.float32)
-    if np.hypot(sx, sy) >= 2.5:  # side faces: the top swept towards the camera
-        side = _mean(L6, _swept(x, y, 11.0, -sx, -sy) & (r_sq >= 13.0)) - top
-    centre = _mean(L0, r_sq <= 4.0)
+    none = np.zeros_like(core)
+    slanted = np.hypot(sx, sy) >= 2.5  # side faces: the top swept towards the camera
+    side = _swept(x, y, 11.0, -sx, -sy) & (r_sq >= 13.0) if slanted else none
+    top, inner, outer, sides = _means(L6, core, (r_sq >= 7.0) & (r_sq <= 9.5),
+                                      (r_sq >= 10) & (r_sq <= 12.5), side).T
+    spread = np.sqrt(np.maximum(_means(L6 * L6, core)[:, 0] - top * top, 0.0))
     line = (np.abs(r_sq - FIELD_MM / 2) <= 0.7) & (np.minimum(ax, ay) <= 11.0)
     hidden = line & _swept(x, y, 10.5, sx, sy, 0.3, 1.0) & (r_sq > 13.0)
     seen = line & ~_swept(x, y, 13.5, sx, sy)
-    lines = np.zeros(100, np.float32)
-    if hidden.sum() >= 4 and seen.sum() >= 4:
-        lines = _mean(L0, hidden) - _mean(L0, seen)
-    return np.column_stack([top, spread, dip, side, centre, lines]) / ref
+    if hidden.sum() < 4 or seen.sum() < 4:
+        hidden = seen = none
+    centre, hidden_L, seen_L = _means(L0, r_sq <= 4.0, hidden, seen).T
+    return np.column_stack([top, spread, inner - outer, sides - top if slanted else 0 * top,
+                            centre, hidden_L - seen_L]) / ref
 
 
 def white_probability(measures: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
@@ -192,14 +197,14 @@ def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray)
     corners = (r_sq <= STONE_MM / 2 - 1.0) & (rr >= 0.41 * STONE_MM + 1.0)
     disc = (rr >= 3.0) & (rr <= 0.41 * STONE_MM - 1.5)
     centre = (r_sq <= 6.0) & (np.add.outer(np.arange(FIELD_PX), np.arange(FIELD_PX)) % 3 == 0)
-    corner_bgr = np.median(top_bgr[:, corners], axis=1)
+    corner_bgr = _means(top_bgr.astype(np.float32), corners)[:, 0]
     paper = np.median(top_bgr[:, centre].reshape(-1, 3), axis=0)
     paper_L = float(np.median(L6[:, centre]))
     colours, conf = _colours(corner_bgr, paper)
     shift = _shift(H0, H6)
     measures = _measures(L0, L6, shift)
     return {"colour": colours, "confidence": conf,
-            "active": L6[:, disc].mean(axis=1) > 0.5 * paper_L,
+            "active": _means(L6, disc)[:, 0] > 0.5 * paper_L,
             "measures": measures, "white": white_probability(measures, shift)}
 
 
