@@ -7,18 +7,23 @@ Steps (``find_board``):
    few thresholds (``_candidate_masks``). A region whose convex hull reduces to a
    plausible convex quadrilateral (size, fill, side ratio within what the board's aspect
    allows under perspective, gradient along its outline) is a candidate
-   (``coarse_candidates``, the best ``CANDIDATES``); on the Cubes board also as the
-   printed band's or grid's outline (``_insets``).
-2. Each candidate is fitted (``fit_model``: its outline, then the best ``FINE_FITS``
-   finely): the game's edge model (``edge_model``: the
-   board's outline, its painted field outlines, frame line, grid, band, all known in
-   millimetres) is moved, by robust Gauss-Newton steps on the four corners (the 8
-   unknowns of the homography), onto the steps and thin lines found along each model
-   point's normal: the outline alone from a wide reach, then the painted lines within
-   less than half their spacing, sub-pixel. Pieces hide part of the model; the robust
-   weights leave those points out, the rest still fixes all four corners.
-3. The candidate whose painted lines show best where the fit puts them (``support``)
-   wins, if at least ``MIN_SUPPORT`` of them do: no board otherwise.
+   (``coarse_candidates``, the best ``CANDIDATES``); on a strip (Neunfeld, whose region
+   merges with the dice beside it) also the quads between two long, nearly parallel
+   straight edges (``_strip_candidates``).
+2. Each candidate (for Cubes also grown from the band or grid it may be, after every
+   candidate taken as the board's edge has been tried) is aligned
+   (``vision.board_align.align``: the whole edge model scored on feature maps at three
+   tolerances, the corners moved by a pattern search) and then fitted sub-pixel
+   (``fit_model``): the game's edge model (``edge_model``: the board's outline, its
+   painted field outlines, frame line, grid, band, all known in millimetres) is moved,
+   by robust Gauss-Newton steps on the four corners (the 8 unknowns of the
+   homography), onto the steps and thin lines found along each model point's normal
+   within less than half the painted lines' spacing. Pieces hide part of the model;
+   the robust weights leave those points out, the rest still fixes all four corners.
+3. The fit whose painted lines show best where it puts them (``support``) wins, if at
+   least ``MIN_SUPPORT`` of them do: no board otherwise. The search ends at the first
+   fit that shows ``GOOD_SUPPORT``; an alignment scoring under ``ALIGNED_SHARE`` of the
+   best one so far is not fitted.
 4. The corners are named (``orient``): the turns the board's shape allows, narrowed by
    its marks where it has them (``mark_turn``: 3andC's blue fields, Cubes' shaded
    fields), then the one that puts north farthest up the image (the camera stands on
@@ -42,12 +47,16 @@ PERSPECTIVE_RATIO = 1.15  # opposite sides this unequal: the longer one is neare
 MIN_FILL = 0.68  # region area / its quad area (pieces on the edge notch the region)
 ADAPTIVE_BLOCKS = (61, 151)  # px at FIND_WIDTH: neighbourhoods of the local thresholds
 ADAPTIVE_C = 8  # material score levels above (below) the neighbourhood's mean
-FINE_FITS = 3  # candidates fitted finely after their outline fits, best first
 CANDIDATES = 6  # coarse quads fitted per frame, best first
+STRIP_ASPECT = 4.0  # a board this long for its width is found as a strip too
+STRIP_LINES = 24  # the longest straight edges paired into a strip's sides
+STRIPS = 3  # strips fitted per frame
 MODEL_POINTS_PER_SIDE = 60  # edge model: points along the board's longer side
 MIN_STEP = 6.0  # grey levels: weakest outline step the fit uses
 MIN_LINE = 3.0  # grey levels: weakest painted line the fit uses
 PEAK_SHARE = 0.5  # an edge this share of the strongest one near it counts (nearest wins)
+GOOD_SUPPORT = 0.85  # a fit whose pattern shows this well ends the search
+ALIGNED_SHARE = 0.8  # an alignment scoring under this share of the best is not fitted
 MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the board
 CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
 CARD_BAND_MM = 7.25  # the Cubes board's printed band, inside the edge
@@ -215,13 +224,55 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
             found.append((s * support, (quad + 0.5) / scale - 0.5))
     found.sort(key=lambda f: -f[0])
     out: list[np.ndarray] = []
-    for _, quad in found:
+    strips = [(q + 0.5) / scale - 0.5 for q in _strip_candidates(grey, geom)]
+    for quad in [*strips, *(q for _, q in found)]:
         size = np.sqrt(cv2.contourArea(quad.astype(np.float32)))
         if all(_quad_distance(quad, q) > 0.05 * size for q in out):
             out.append(quad)
-        if len(out) == CANDIDATES:
+        if len(out) == CANDIDATES + len(strips):
             break
     return out
+
+
+def _strip_candidates(grey: np.ndarray, geom: Geometry) -> list[np.ndarray]:
+    """On a strip of a board (Neunfeld's, whose region merges with the dice and pawns
+    beside it): quads between two long straight edges (``cv2.HoughLinesP``) nearly
+    parallel, as far apart as the strip's aspect allows, the longest first (at most
+    ``STRIPS``)."""
+    if geom.aspect < STRIP_ASPECT:
+        return []
+    edges = cv2.Canny(cv2.GaussianBlur(grey, (3, 3), 0), 30, 75)
+    w = grey.shape[1]
+    lines = cv2.HoughLinesP(edges, 1, np.pi / 180, 30, minLineLength=0.1 * w,
+                            maxLineGap=0.02 * w)
+    if lines is None:
+        return []
+    segs = lines.reshape(-1, 2, 2).astype(np.float64)
+    length = np.linalg.norm(segs[:, 1] - segs[:, 0], axis=1)
+    segs = segs[np.argsort(-length)][:STRIP_LINES]
+    found = []
+    for i, a in enumerate(segs):
+        d = (a[1] - a[0]) / np.linalg.norm(a[1] - a[0])
+        n = np.array([-d[1], d[0]])
+        for b in segs[i + 1:]:
+            e = (b[1] - b[0]) / np.linalg.norm(b[1] - b[0])
+            if abs(d @ e) < np.cos(np.radians(6)):
+                continue
+            gap = float(np.mean((b - a[0]) @ n))
+            t = np.concatenate([a, b]) @ d
+            long = float(t.max() - t.min())
+            if abs(gap) < 2 or not geom.aspect * 0.7 <= long / abs(gap) <= geom.aspect * 2.6:
+                continue
+            lo, hi = max(min(a @ d), min(b @ d)), min(max(a @ d), max(b @ d))
+            overlap = (hi - lo) / long
+            if overlap < 0.4:
+                continue
+            off_a, off_b = float(np.mean(a @ n)), float(np.mean(b @ n))
+            quad = np.array([t.min() * d + off_a * n, t.max() * d + off_a * n,
+                             t.max() * d + off_b * n, t.min() * d + off_b * n])
+            found.append((long * overlap, quad))
+    found.sort(key=lambda f: -f[0])
+    return [q for _, q in found[:STRIPS]]
 
 
 def _quad_distance(a: np.ndarray, b: np.ndarray) -> float:
@@ -293,21 +344,28 @@ def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
 
 def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     """The board's top-face corners in ``image`` (BGR uint8), or None when none is seen."""
+    from vision.board_align import align
+
     grey = fit_grey(image)
-    rough = []  # (support, corners fitted by their outline, start)
-    for quad in coarse_candidates(image, geom):
-        for inset in _insets(geom):
-            start = _grown(name_corners(quad, geom), geom, inset)
-            if not cv2.isContourConvex(start.astype(np.float32)):
-                continue
-            outlined = fit_model(grey, start, geom, fine=False)
-            rough.append((support(grey, outlined, geom), outlined, start))
+    sign = -1.0 if geom.material == "ceramic" else 0.0
     best = (0.0, None, None)
-    for _, outlined, start in sorted(rough, key=lambda r: -r[0])[:FINE_FITS]:
-        fitted = fit_model(grey, outlined, geom, wide=0.0)
+    top = 0.0  # the best alignment score so far
+    quads = coarse_candidates(image, geom)
+    for inset, quad in ((i, q) for i in _insets(geom) for q in quads):
+        start = _grown(name_corners(quad, geom), geom, inset)
+        if not cv2.isContourConvex(start.astype(np.float32)):
+            continue
+        aligned, score = align(grey, start, geom, sign)
+        if score < ALIGNED_SHARE * top or not cv2.isContourConvex(
+                aligned.astype(np.float32)):
+            continue
+        top = max(top, score)
+        fitted = fit_model(grey, aligned, geom, wide=0.0)
         s = support(grey, fitted, geom)
         if s > best[0]:
             best = (s, fitted, start)
+        if best[0] >= GOOD_SUPPORT:
+            break
     if best[1] is None:
         return None
     return BoardFix(orient(image, best[1], geom), best[2])
@@ -604,7 +662,9 @@ def fit_model(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     wide = float(np.clip(0.12 * size, 4, 40)) if wide is None else wide
     across = np.where(model.normals[:, 0] == 0, geom.depth, geom.width) * 0.4 * ppm
     reach = float(np.clip(0.4 * model.spacing * ppm, 1.5, 8))
-    steps = [(model.outline, np.minimum(r, across)) for r in (wide, wide / 2, wide / 4)
+    coarse = model.outline | (model.line & ~model.field) if geom.material == "ceramic" \
+        else model.outline
+    steps = [(coarse, np.minimum(r, across)) for r in (wide, wide / 2, wide / 4)
              if r > reach]
     if fine:
         inner = _fine_points(geom, model)

@@ -1,0 +1,243 @@
+"""Alignment of a board's edge model from a rough quad (several per cent of the board's
+size off) to within about a pixel: ``align``, before ``vision.board.fit_model``'s
+sub-pixel fit.
+
+The correspondence fit moves each model point to the nearest edge it finds; from a
+start several pixels off that locks onto the wrong edges (a cube's side, the frame
+line, a shadow). Here the whole model is scored at once instead, so that the board's
+outline and its painted lines, all in their known places, pull together. Feature maps
+of a crop round the quad (scaled so that the board is at most ``WORK_PX`` across):
+
+- *steps* (the outline, the Cubes band): the gradient of the image with its painted
+  lines closed away (a line's flanks are no step), per outline side along the side's
+  outward normal: on the white glaze darker beyond the edge only, elsewhere either way;
+- *lines* (the painted lines): a black-hat (a leather groove's light lip: a top-hat)
+  a little wider than the lines.
+
+Each map is saturated at a high percentile (a cube's or a shadow's strong edge counts
+no more than the board's own). The score: the mean response of the lines' points
+(half), of the outline's (each side a quarter of the rest: a strip's short ends count)
+and of other steps. A pattern search moves the corners (each corner, and the quad as a
+whole: shifted, scaled, turned) while the score grows, keeping the quad a plausible
+view of the board (``_sound``), at three tolerances (``REACHES``: the maps max-pooled
+and blurred so that a feature within the reach counts), the last the pixel itself.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.board import edge_model
+
+WORK_PX = 360  # the board's longer image side at most this many px while aligning
+REACHES = (0.04, 0.015, 0.0)  # of the board's longer image side: the search's levels
+MIN_BLUR_PX = 0.8
+SATURATE = 98  # percentile of a map's response that counts fully
+SHORT_REACH = 0.2  # of the quad's shortest side at most: a strip's two sides stay apart
+LINE_POINTS = 240  # painted lines' points scored at most
+MAX_ROUNDS = 12  # pattern-search moves per step size
+SHAPE_SLACK = 2.6  # a quad's side ratio may differ this much from the board's (perspective)
+PERSPECTIVE_SLACK = 2.2  # and its opposite sides from each other
+
+
+@lru_cache(maxsize=8)
+def _points(geom):
+    """(points mm, normals mm, is a line, is the outline) the score uses: the edge
+    model's, its painted lines' evenly thinned to at most ``LINE_POINTS``."""
+    m = edge_model(geom)
+    keep = ~m.line
+    lines = np.flatnonzero(m.line)
+    keep[lines[np.linspace(0, len(lines) - 1, min(len(lines), LINE_POINTS)).round()
+               .astype(int)] if len(lines) else lines] = True
+    return m.points[keep], m.normals[keep], m.line[keep], m.outline[keep]
+
+
+def _corner_moves() -> np.ndarray:
+    """Unit moves (k, 4, 2): each corner in x and in y, and the whole quad in x and in y,
+    each both ways."""
+    out = []
+    for i in range(5):
+        for j in range(2):
+            m = np.zeros((4, 2))
+            if i < 4:
+                m[i, j] = 1.0
+            else:
+                m[:, j] = 1.0
+            out += [m, -m]
+    return np.array(out)
+
+
+CORNER_MOVES = _corner_moves()
+
+
+def _homographies(src: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """(k, 3, 3) homographies taking the four ``src`` points to each of ``quads``
+    (k, 4, 2): the eight-unknown linear systems solved at once."""
+    k = len(quads)
+    x, y = src[:, 0].astype(np.float64), src[:, 1].astype(np.float64)
+    u, v = quads[..., 0], quads[..., 1]
+    A = np.zeros((k, 8, 8))
+    A[:, 0::2, 0], A[:, 0::2, 1], A[:, 0::2, 2] = x, y, 1.0
+    A[:, 1::2, 3], A[:, 1::2, 4], A[:, 1::2, 5] = x, y, 1.0
+    A[:, 0::2, 6], A[:, 0::2, 7] = -u * x, -u * y
+    A[:, 1::2, 6], A[:, 1::2, 7] = -v * x, -v * y
+    b = np.empty((k, 8))
+    b[:, 0::2], b[:, 1::2] = u, v
+    h = np.linalg.solve(A, b[..., None])[..., 0]
+    return np.concatenate([h, np.ones((k, 1))], axis=1).reshape(k, 3, 3)
+
+
+class _Maps:
+    """The feature maps of one crop at one tolerance (``reach`` px), and the score of
+    quads on them."""
+
+    def __init__(self, sides, line, reach, pts, side_of, is_line, aspect):
+        # max-pool by about half the reach, then dilate and blur a little: every feature
+        # within the reach counts almost fully, and the score is smooth
+        s = max(1, reach // 2)
+        self.pool = s
+
+        def prepare(m):
+            if s > 1:  # the max over s x s blocks
+                m = np.ascontiguousarray(cv2.dilate(m, np.ones((s, s), np.uint8),
+                                                    anchor=(0, 0))[::s, ::s])
+            if reach >= 1:
+                m = cv2.dilate(m, np.ones((3, 3), np.uint8))
+            return cv2.GaussianBlur(m, (0, 0), max(reach / s / 2, MIN_BLUR_PX))
+
+        self.maps = [prepare(m) for m in [*sides, line]]
+        self.aspect = aspect
+        self.pts = np.column_stack([pts, np.ones(len(pts))]).T  # (3, n)
+        which = np.where(is_line, len(sides), side_of)
+        self.groups = [np.flatnonzero(which == i) for i in range(len(self.maps))]
+        # the lines half, the steps half (without lines all): each outline side a
+        # quarter of the outline's share (a strip's short ends count as its long sides)
+        n_lines = int(is_line.sum())
+        step_share = 1.0 if n_lines == 0 else 0.5
+        w = np.where(is_line, 0.5 / max(n_lines, 1), 0.0)
+        steps = ~is_line
+        outline_share = step_share * float((side_of[steps] < 4).mean())
+        for i in range(4):
+            sel = side_of == i
+            w[sel] = outline_share / 4 / max(int(sel.sum()), 1)
+        other = steps & (side_of == 4)
+        w[other] = (step_share - outline_share) / max(int(other.sum()), 1)
+        self.weights = [w[g].astype(np.float32) for g in self.groups]
+
+    def score(self, quads: np.ndarray, src: np.ndarray) -> np.ndarray:
+        q = np.matmul(_homographies(src, quads), self.pts)  # (k, 3, n)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a quad folded over
+            px = (q[:, :2] / q[:, 2:3] - (self.pool - 1) / 2) / self.pool
+        px = np.nan_to_num(px, nan=-1e6, posinf=-1e6, neginf=-1e6).astype(np.float32)
+        total = np.zeros(len(quads), np.float32)
+        for m, g, w in zip(self.maps, self.groups, self.weights, strict=True):
+            if len(g):
+                xs, ys = px[:, 0, g], px[:, 1, g]
+                r = cv2.remap(m, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                              borderValue=0)
+                total += r @ w
+        return np.where(_sound(quads, self.aspect), total, -1.0)
+
+
+def _sound(quads: np.ndarray, aspect: float) -> np.ndarray:
+    """Per quad (k, 4, 2; nw ne se sw): convex, turning clockwise on screen, its
+    east-west sides to its north-south ones within what perspective makes of the board's
+    ``aspect`` (width / depth), and its opposite sides alike."""
+    e = np.roll(quads, -1, axis=1) - quads
+    f = np.roll(e, -1, axis=1)
+    cross = e[:, :, 0] * f[:, :, 1] - e[:, :, 1] * f[:, :, 0]
+    length = np.linalg.norm(e, axis=2)
+    ratio = (length[:, 0] + length[:, 2]) / np.maximum(length[:, 1] + length[:, 3], 1e-9)
+    near = np.maximum(length[:, :2], length[:, 2:]) / np.maximum(
+        np.minimum(length[:, :2], length[:, 2:]), 1e-9)  # opposite sides
+    return (cross > 0).all(axis=1) & (ratio >= aspect / SHAPE_SLACK) & (
+        ratio <= aspect * SHAPE_SLACK) & (near <= PERSPECTIVE_SLACK).all(axis=1)
+
+
+def _search(maps: _Maps, quad: np.ndarray, src: np.ndarray, step: float, least: float):
+    """Pattern search: the best of the quad's moves (``CORNER_MOVES``, and scaled and
+    turned round its centre) by ``step`` px while it raises the score, the step halved
+    down to ``least``."""
+    best = float(maps.score(quad[None], src)[0])
+    while step >= least:
+        for _ in range(MAX_ROUNDS):
+            centre = quad.mean(axis=0)
+            radial = quad - centre
+            radial /= max(float(np.abs(radial).max()), 1e-9)
+            turn = radial[:, ::-1] * [-1, 1]
+            extra = np.array([radial, -radial, turn, -turn])
+            moves = np.concatenate([CORNER_MOVES, extra]) * step
+            trial = quad[None] + moves
+            s = maps.score(trial, src)
+            i = int(np.argmax(s))
+            if s[i] <= best + 1e-6:
+                break
+            best, quad = float(s[i]), trial[i]
+        step /= 2
+    return quad, best
+
+
+def _saturated(m: np.ndarray) -> np.ndarray:
+    """``m`` over its ``SATURATE`` percentile (every fourth pixel's), clipped to 0..1."""
+    m = m.astype(np.float32)
+    top = float(np.percentile(m[::4, ::4], SATURATE))
+    return cv2.min(m * np.float32(1 / max(top, 1e-3)), 1.0)
+
+
+def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0) -> tuple[
+        np.ndarray, float]:
+    """``corners`` (nw, ne, se, sw, image px of ``grey``, the float32 grey the fit reads)
+    moved to where the board's edge model scores best (see the module doc), and that
+    score (0..1). ``sign``: the outline's step, -1 darker beyond the board, +1 lighter,
+    0 either."""
+    pts, nrm, is_line, outline = _points(geom)
+    corners = np.asarray(corners, np.float64)
+    side = float(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).max())
+    scale = min(1.0, WORK_PX / max(side, 1.0))
+    margin = 0.25 * side + 8
+    h, w = grey.shape[:2]
+    x0, y0 = np.maximum(np.floor(corners.min(axis=0) - margin), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(corners.max(axis=0) + margin), [w, h]).astype(int)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return corners, 0.0
+    crop = grey[y0:y1, x0:x1]
+    if scale < 1.0:
+        crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    quad = (corners - [x0, y0] + 0.5) * scale - 0.5
+    ppm = scale * side / max(geom.width, geom.depth)
+    k = int(np.clip(2 * round(1.2 * ppm) + 1, 3, 9))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    leather = geom.material == "leather"
+    line = _saturated(cv2.morphologyEx(crop, cv2.MORPH_TOPHAT if leather else
+                                       cv2.MORPH_BLACKHAT, kernel))
+    # steps on the image with its painted lines taken out (a line's flanks are no step)
+    plain = cv2.morphologyEx(crop, cv2.MORPH_OPEN if leather else cv2.MORPH_CLOSE, kernel)
+    gx = cv2.Sobel(plain, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(plain, cv2.CV_32F, 0, 1, ksize=3)
+    # per outline side, the step along its outward normal (the start's); other steps
+    # (the Cubes band) either way
+    sides = []
+    side_of = np.full(len(pts), 4)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+        n = np.array([d[1], -d[0]])  # outward: the quad runs clockwise on screen
+        along = gx * n[0] + gy * n[1]
+        sides.append(_saturated(np.abs(along) if sign == 0 else np.maximum(sign * along, 0)))
+        mm = geom.corners_mm()
+        e = (mm[(i + 1) % 4] - mm[i]) / np.linalg.norm(mm[(i + 1) % 4] - mm[i])
+        on = outline & (np.abs(nrm @ np.array([-e[1], e[0]]) - 1) < 1e-6)
+        side_of[on] = i
+    sides.append(_saturated(np.sqrt(gx * gx + gy * gy)))
+    src = geom.corners_mm().astype(np.float32)
+    score = 0.0
+    short = float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).min())
+    for reach in REACHES:
+        r = int(round(min(reach * side * scale, SHORT_REACH * short)))
+        maps = _Maps(sides, line, r, pts, side_of, is_line, geom.width / geom.depth)
+        step = max(r, 1.0)
+        quad, score = _search(maps, quad, src, step, max(step / 4, 0.25))
+    return (quad + 0.5) / scale - 0.5 + [x0, y0], score
