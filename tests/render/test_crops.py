@@ -83,3 +83,45 @@ def test_crops_draw_small_canvases_from_the_pool(kind, monkeypatch):
     assert len(sizes) == 4
     limit = 32 if kind != "face" else 3 * 32
     assert all(w <= limit and h <= limit for w, h in sizes), sizes
+
+
+def test_the_crop_painter_draws_a_face_where_it_projects():
+    # one warp of a face's texture gives its colour and coverage: the pixels it covers
+    # are where the face's corners project, and a box nearer the camera hides it
+    import cv2
+
+    from vision.render.camera import Camera, look_at
+    from vision.render.crop_paint import Box, CropPainter, Light, Plane, material, mips, plain
+    from vision.render.scene import Lamp
+
+    R, t = look_at(np.array([0.0, 0.0, 20.0]), 0.0, 0.0, 400.0)
+    K = np.array([[900.0, 0, 31.5], [0, 900.0, 31.5], [0, 0, 1]])
+    cam = Camera(K, R, t, (64, 64))
+    light = Light([Lamp(np.array([100.0, 50.0, 600.0]), np.ones(3, np.float32), 20.0)],
+                  np.full(3, 0.3, np.float32), (0.0, 0.0, 0.0), cam.center)
+    grey = mips(np.full((64, 64, 3), 0.5, np.float32))
+    board = Box(np.array([0.0, 0.0, 1.0]), np.eye(3), (100.0, 100.0, 1.0), [plain()] * 6,
+                material(0.0, 10.0), 0.0, group="board", skip=(0,))
+    top = Plane(1.0, 0.1, 20.0, pyramid=grey, quad=board.quads[0])
+    table = Plane(1.0, 0.0, 12.0, texture=grey[0])
+
+    def paint(*boxes):
+        p = CropPainter(cam, light)
+        p.paint(table, board, top, [], list(boxes), list(boxes), boxes[0], list(boxes[1:]))
+        return p
+
+    cube = Box(np.array([0.0, 0.0, 11.0]), np.eye(3), (9.0, 9.0, 9.0), [plain()] * 6,
+               material(0.1, 25.0, (0.2, 0.4, 0.9)), 2.0, group=1)
+    p = paint(cube)
+    (face, seen, drawn), = p.seen()  # seen from straight above: the top face only
+    assert face == 0 and seen == drawn
+    area = cv2.contourArea(cam.project(cube.quads[0], distort=False).astype(np.float32))
+    assert abs(drawn - area) < 0.05 * area
+    image = p.image()
+    assert image.shape == (64, 64, 3) and image.dtype == np.float32
+    centre = image[28:36, 28:36].mean((0, 1))
+    assert centre[2] > centre[1] > centre[0]  # the tint: red over green over blue
+    cover = Box(np.array([6.0, 0.0, 31.0]), np.eye(3), (9.0, 9.0, 9.0), [plain()] * 6,
+                material(0.1, 25.0), 2.0, group=2)
+    (_, seen, drawn), = paint(cube, cover).seen()
+    assert 0.2 * drawn < seen < 0.5 * drawn  # two thirds of it under the nearer box

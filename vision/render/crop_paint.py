@@ -183,6 +183,25 @@ def _blur(mask: np.ndarray, sigma: float, border=cv2.BORDER_DEFAULT) -> np.ndarr
     return cv2.sepFilter2D(mask, cv2.CV_32F, kx, ky, borderType=border)
 
 
+@lru_cache(maxsize=16)
+def _grid(w: int, h: int, g: int) -> np.ndarray:
+    """A ``g`` x ``g`` grid of a w x h canvas's pixels (as cv2.resize of a g x g image
+    samples them), then the canvas's corners a pixel outside it: (g * g + 4, 2)."""
+    X, Y = np.meshgrid((np.arange(g) + 0.5) * w / g - 0.5, (np.arange(g) + 0.5) * h / g - 0.5)
+    corners = [[-1.5, -1.5], [w + 0.5, -1.5], [w + 0.5, h + 0.5], [-1.5, h + 0.5]]
+    out = np.concatenate([np.column_stack([X.ravel(), Y.ravel()]), corners])
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=4)
+def _up(n: int) -> np.ndarray:
+    up = np.zeros((n, 3))
+    up[:, 2] = 1.0
+    up.setflags(write=False)
+    return up
+
+
 @dataclass(eq=False)
 class Plane:
     """A textured horizontal surface: the table (``texture``, 8-bit BGRA, repeats, its
@@ -255,20 +274,12 @@ class CropPainter:
         # pixels on the board's plane (for the table too: a few mm lower); the canvas's
         # corners on that plane tell whether the board's top covers it all
         g, z = 8, float(top.quad[0, 2])
-        gx = (np.arange(g) + 0.5) * self.W / g - 0.5
-        gy = (np.arange(g) + 0.5) * self.H / g - 0.5
-        X, Y = np.meshgrid(gx, gy)
-        corners = np.array([[-1.5, -1.5], [self.W + 0.5, -1.5], [self.W + 0.5, self.H + 0.5],
-                            [-1.5, self.H + 0.5]])
-        on_plane = self._on_plane(np.concatenate([np.column_stack([X.ravel(), Y.ravel()]),
-                                                  corners]), z)
+        on_plane = self._on_plane(_grid(self.W, self.H, g), z)
         n_f, gg = len(bi), g * g
         grid = on_plane[:gg]
-        up = np.zeros((2 * gg, 3))
-        up[:, 2] = 1.0
         diff, spec, lamp_diff, lamp_spec = self.light.shade(
             np.concatenate([quads[bi, fi].mean(1), grid, grid]),
-            np.concatenate([normals[bi, fi], up]),
+            np.concatenate([normals[bi, fi], _up(2 * gg)]),
             np.concatenate([mat[:, 0], np.full(gg, table.gloss), np.full(gg, top.gloss)]),
             np.concatenate([mat[:, 1], np.full(gg, table.shininess),
                             np.full(gg, top.shininess)]))
