@@ -7,7 +7,9 @@
             publisher.publish_observation(obs)
 
 Every frame gets only the cheap part: a small grey picture (``lores_width`` pixels wide)
-compared with the first picture of the current still run ("anchor"). Once vision has
+compared with the first picture of the current still run ("anchor"), made from the
+frame's own small grey picture (``Frame.lores``: the Pi camera's second stream, or the
+source's) where it has one, so that the full frame is not touched. Once vision has
 found the board, the picture is the board region rectified from the board corners of
 the last observation (plus a margin for stacks that stick out above the top face), so
 that people moving beside the board do not count; while no board is known it is the
@@ -17,7 +19,9 @@ anchor's by more than ``pixel_delta``; the scene moves when more than
 
 The scene has settled when the run has lasted ``settle_frames`` frames and ``settle_s``
 seconds of capture time. Then, once per run, the vision pipeline reads the frame (the
-``recognise`` callable, by default ``vision.observe.observe``) and the tracker returns
+``recognise`` callable, by default a ``vision.observe.Observer``'s ``observe``: it tracks
+the board, so that a board lying where it was is checked in a few milliseconds and
+not found anew; a board registered by calibration is used as it is) and the tracker returns
 one observation with ``stable`` true, the next ``seq`` (strictly increasing, starting at
 ``first_seq``) and the frame's capture time. A hand over the board keeps breaking the
 run, so nothing is recognised under it. A settled scene that looks as it did at the last
@@ -28,7 +32,9 @@ the transport's heartbeat and the service watchdog. A frame that is None, empty,
 8-bit colour picture or of another size than the stream's first is skipped with a
 warning (``tableref.tracker`` logger); a frame vision cannot read (``ObserveError``: no
 board in view) gives no observation, a warning, and is tried again after the next change
-(change detection then watches the whole frame again, in case the board was moved). A
+(change detection then watches the whole frame again, in case the board was moved); a
+fault of vision's on a strange frame (any other exception) is logged with its traceback
+and handled the same way: the stream goes on. A
 reading vision itself marks not stable (a hand across the board's edge) is not published
 either; the scene is read again once it changes and settles.
 
@@ -72,20 +78,12 @@ class TrackerConfig:
     remember: bool = True  # carry unseen cube faces from when they were seen (CubeMemory)
 
 
-def _default_recognise(config: TrackerConfig) -> Callable[[np.ndarray, int, float], dict]:
-    from vision.observe import observe
-
-    def recognise(image: np.ndarray, seq: int, time: float) -> dict:
-        return observe(image, config.game, calibration=config.calibration,
-                       table=config.table, seq=seq, time=time)
-    return recognise
-
-
 class Tracker:
     """Feed it frames in order; it returns a stable observation when a change settled.
 
     ``recognise(image, seq, time) -> observation`` may be given (tests, other pipelines);
     it raises ``vision.observe.ObserveError`` (or any ValueError) for an unreadable scene.
+    Without it, ``observer`` (a ``vision.observe.Observer``) reads the frames.
     Counters: ``frames`` (fed), ``skipped`` (bad frames), ``recognised`` (recognition
     runs), ``failed`` (runs that gave no observation).
     """
@@ -93,7 +91,13 @@ class Tracker:
     def __init__(self, config: TrackerConfig,
                  recognise: Callable[[np.ndarray, int, float], dict] | None = None):
         self.config = config
-        self.recognise = recognise or _default_recognise(config)
+        self.observer = None
+        if recognise is None:
+            from vision.observe import Observer
+
+            self.observer = Observer(config.game, calibration=config.calibration,
+                                     table=config.table)
+        self.recognise = recognise or self._observe
         self.memory = CubeMemory(config.game) if config.remember else None
         self.seq = config.first_seq
         self.frames = self.skipped = self.recognised = self.failed = 0
@@ -113,11 +117,25 @@ class Tracker:
         the scene settled (None before the first frame)."""
         return None if self._anchor is None else self._anchor_time
 
+    def _observe(self, image: np.ndarray, seq: int, time: float) -> dict:
+        return self.observer.observe(image, seq=seq, time=time)
+
     # ------------------------------------------------------------------ change detection
-    def lores(self, image: np.ndarray) -> np.ndarray:
+    def lores(self, image: np.ndarray, small: np.ndarray | None = None) -> np.ndarray:
         """The change-detection picture of a BGR frame: the rectified board region once
-        the board is known, else the whole frame; grey, ``lores_width`` wide."""
+        the board is known, else the whole frame; grey, ``lores_width`` wide. ``small``:
+        the frame's own small grey picture of the same view (any size up to the frame's),
+        used in place of the frame."""
         h, w = image.shape[:2]
+        if small is not None:
+            sh, sw = small.shape
+            if self._board is not None:
+                S = np.diag([sw / w, sh / h, 1.0])
+                return cv2.warpPerspective(small, S @ self._board, self._board_size,
+                                           flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+            width = self.config.lores_width
+            return cv2.resize(small, (width, max(1, round(h * width / w))),
+                              interpolation=cv2.INTER_AREA)
         if self._board is not None:
             # shrink first (cheap, averages the noise), then warp the small grey picture
             small_w = 2 * self._board_size[0]
@@ -157,6 +175,16 @@ class Tracker:
         self._board_size = (bw, bh)
 
     # ------------------------------------------------------------------ the stream
+    @staticmethod
+    def _small(frame: Any, image: np.ndarray) -> np.ndarray | None:
+        """The frame's small grey picture where it is one ``lores`` can use, else None."""
+        small = getattr(frame, "lores", None)
+        if (isinstance(small, np.ndarray) and small.dtype == np.uint8 and small.ndim == 2
+                and 8 <= small.shape[0] <= image.shape[0]
+                and 8 <= small.shape[1] <= image.shape[1]):
+            return small
+        return None
+
     def _usable(self, frame: Any) -> np.ndarray | None:
         image = getattr(frame, "image", None)
         name = getattr(frame, "name", None) or f"frame {self.frames}"
@@ -185,7 +213,8 @@ class Tracker:
         if image is None:
             return None
         now = float(frame.time)
-        small = self.lores(image)
+        lores = self._small(frame, image)
+        small = self.lores(image, lores)
         if (self._anchor is None or self._anchor.shape != small.shape
                 or self.changed(small, self._anchor)):
             self._anchor, self._anchor_time, self._run, self._done = small, now, 1, False
@@ -197,20 +226,24 @@ class Tracker:
         self._done = True
         if self._last_read is not None and not self.changed(small, self._last_read):
             return None  # a hand came and went; nothing moved
-        return self._read(image, small, now)
+        return self._read(image, lores, small, now)
 
-    def _read(self, image: np.ndarray, small: np.ndarray, now: float) -> dict | None:
+    def _read(self, image: np.ndarray, lores: np.ndarray | None, small: np.ndarray,
+              now: float) -> dict | None:
         self.recognised += 1
         try:
             obs = self.recognise(image, self.seq, now)
-        except ValueError as err:  # ObserveError is a ValueError
+        except Exception as err:  # noqa: BLE001 (a frame must not end the stream)
             self.failed += 1
             self._last_read = None
-            log.warning("settled scene at %.3f not read: %s", now, err)
+            if isinstance(err, ValueError):  # ObserveError is one: said in a line
+                log.warning("settled scene at %.3f not read: %s", now, err)
+            else:
+                log.exception("settled scene at %.3f not read: vision failed", now)
             if self._board is not None:  # the board may have moved: watch the whole frame
                 self._board_json = None
                 self._set_board(None)
-                self._anchor = self.lores(image)
+                self._anchor = self.lores(image, lores)
             return None
         if obs.get("stable") is False:  # vision saw a hand across the board: not still
             self.failed += 1
@@ -227,7 +260,7 @@ class Tracker:
             self._board_json = board
             self._set_board(board)
             # the picture's region changed: start the comparison again on the new region
-            small = self.lores(image)
+            small = self.lores(image, lores)
             self._anchor = small
         self._last_read = small
         return obs
@@ -279,8 +312,8 @@ class CubeMemory:
 
 def measure(seconds: float = 3.0) -> None:
     """Prints the frames per second of change detection alone (``lores`` + ``changed``)
-    on 1280x720 frames of a scripted 3x3 game, on the whole frame and on the board region
-    (``python -m device.tracker``)."""
+    on 1280x720 frames of a scripted 3x3 game, on the whole frame and on the board region,
+    from the full frame and from the frame's small picture (``python -m device.tracker``)."""
     import time
 
     from device.sources import Frame, SourceConfig, open_source
@@ -298,18 +331,20 @@ def measure(seconds: float = 3.0) -> None:
         print("vision did not find the board; only the whole frame is measured")
         board = None
     for label, tracker in (("whole frame", whole), ("board region", board)):
-        if tracker is None:
-            continue
-        ref = tracker.lores(frames[0].image)
-        n, t0 = 0, time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            for frame in frames:
-                tracker.changed(tracker.lores(frame.image), ref)
-                n += 1
-        dt = time.perf_counter() - t0
-        print(f"{label}: {n / dt:.0f} frames/s ({1000 * dt / n:.2f} ms a frame), "
-              f"change picture {ref.shape[1]}x{ref.shape[0]}, "
-              f"{cv2.getNumThreads()} OpenCV threads")
+        for small in (False, True):
+            if tracker is None:
+                continue
+            ref = tracker.lores(frames[0].image, frames[0].lores if small else None)
+            n, t0 = 0, time.perf_counter()
+            while time.perf_counter() - t0 < seconds:
+                for frame in frames:
+                    tracker.changed(tracker.lores(frame.image, frame.lores if small else None),
+                                    ref)
+                    n += 1
+            dt = time.perf_counter() - t0
+            print(f"{label}, {'small picture' if small else 'full frame'}: "
+                  f"{n / dt:.0f} frames/s ({1000 * dt / n:.2f} ms a frame), change picture "
+                  f"{ref.shape[1]}x{ref.shape[0]}, {cv2.getNumThreads()} OpenCV threads")
 
 
 if __name__ == "__main__":

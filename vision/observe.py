@@ -7,6 +7,9 @@ the observation's confidence is the lowest of its elements', and each uncertain 
 is listed under the ``uncertain`` extension key (docs/observation-extensions.md). Where
 the rules reject the position as read, uncertain elements take their alternatives until
 they accept it (``most_likely_valid``): the referee needs a valid written position.
+A camera's stream of frames goes through an ``Observer``, which finds the board once and
+then tracks it (``vision.track``): a board lying where it was is read without being found
+anew.
 
 A hand or arm across the board's edge (``vision.occlusion``, games in
 ``OCCLUSION_GAMES``) makes the observation
@@ -39,9 +42,12 @@ import numpy as np
 
 from vision.board import BoardFix, find_board, geometry
 from vision.occlusion import edge_occlusion
+from vision.track import BoardTracker
 
 FRAME_SIZE = (1280, 720)
 MAX_REPAIRS = 30  # alternatives swapped in at most to make the written position valid
+CROP_MARGIN_PX = 8  # round the board, for what smooths the picture near its edge
+BLANK_STEP = 4  # the blank check looks at every 4th pixel each way (the std of all costs ms)
 READERS = {
     "esoloe": "vision.read_esoloe",
     "esoloe-tictactoe": "vision.read_esoloe",
@@ -67,7 +73,7 @@ def check_frame(image: np.ndarray) -> None:
     if (image.shape[1], image.shape[0]) != FRAME_SIZE:
         raise ObserveError(f"wrong size {image.shape[1]}x{image.shape[0]} "
                            f"(need {FRAME_SIZE[0]}x{FRAME_SIZE[1]})")
-    if float(image.std()) < 2.0:
+    if float(image[::BLANK_STEP, ::BLANK_STEP].std()) < 2.0:
         raise ObserveError("the image is blank (no detail at all)")
 
 
@@ -120,39 +126,102 @@ def predict(calibration: dict | None, name: str, model, crops, top_k: int) -> li
     return profile.predict(name, model, crops, top_k)
 
 
-def board_fix(image: np.ndarray, geom, calibration: dict | None) -> BoardFix | None:
-    """The calibration's registered ``board`` corners, else ``find_board``'s."""
-    corners = (calibration or {}).get("board")
-    if corners is None:
-        return find_board(image, geom)
-    corners = np.asarray(corners, np.float64).reshape(4, 2)
-    return BoardFix(corners, corners.copy())
+def _occlusion(image: np.ndarray, fix: BoardFix, geom):
+    """``edge_occlusion`` on a crop round the board (it smooths the picture it samples:
+    the whole frame would cost several times as much); the same answer, since it samples
+    only the board's border strip."""
+    h, w = image.shape[:2]
+    x0, y0 = np.maximum(np.floor(fix.corners.min(axis=0)) - CROP_MARGIN_PX, 0).astype(int)
+    x1, y1 = np.ceil(fix.corners.max(axis=0) + CROP_MARGIN_PX).astype(int)
+    x1, y1 = min(int(x1), w), min(int(y1), h)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return edge_occlusion(image, fix, geom)
+    shift = np.array([x0, y0], np.float64)
+    return edge_occlusion(image[y0:y1, x0:x1], BoardFix(fix.corners - shift, fix.coarse),
+                          geom)
+
+
+class Observer:
+    """The observations of one camera's frames, in order: ``observe(image, seq, time)``.
+
+    The board is found in the first frame and then tracked (``vision.track.BoardTracker``):
+    where it lies as before (a check of its pattern round the last corners, a few ms) the
+    frame is read on the last fix; a nudged board is re-fitted from the last corners; one
+    that moved farther or was lost is found anew (``vision.board.find_board``). The
+    calibration's registered ``board`` corners, where given, are used as they are.
+    ``status`` is the last frame's: still, hidden, moved, found, lost (the tracker's), or
+    registered; ``timing`` the seconds its stages took (check, board, occlusion, reader,
+    valid: ``most_likely_valid``) by ``clock`` (wall time; a benchmark may set CPU time).
+    """
+
+    def __init__(self, game: str, *, calibration: dict | None = None, table: str = "t1"):
+        if game not in READERS:
+            raise ObserveError(f"game {game!r} is not read by the vision pipeline yet "
+                               f"(supported: {', '.join(SUPPORTED)})")
+        self.game, self.calibration, self.table = game, calibration, table
+        self.geom = geometry(game)
+        self.tracker = BoardTracker(self.geom, find_board)
+        self.status: str | None = None
+        self.timing: dict[str, float] = {}
+        self.clock = _time.perf_counter
+        corners = (calibration or {}).get("board")
+        self.registered = None
+        if corners is not None:
+            corners = np.asarray(corners, np.float64).reshape(4, 2)
+            self.registered = BoardFix(corners, corners.copy())
+
+    def board(self, image: np.ndarray) -> BoardFix | None:
+        """The board's fix in ``image`` (checked, colour-balanced), None when none is
+        seen: the registered corners, else the tracked ones."""
+        if self.registered is not None:
+            self.status = "registered"
+            return self.registered
+        track = self.tracker.update(image)
+        self.status = track.status
+        return track.fix
+
+    def observe(self, image: np.ndarray, *, seq: int = 0, time: float | None = None) -> dict:
+        """The observation of ``image`` (BGR uint8, 1280 x 720), the frame after the last
+        one given."""
+        clock = [self.clock()]
+        self.timing = timing = {}
+
+        def lap(stage: str) -> None:
+            clock.append(self.clock())
+            timing[stage] = clock[-1] - clock[-2]
+
+        check_frame(image)
+        colour = (self.calibration or {}).get("colour")
+        if colour is not None:
+            image = colour.apply(image)
+        lap("check")
+        game, geom = self.game, self.geom
+        fix = self.board(image)
+        lap("board")
+        if fix is None:
+            raise ObserveError("no board in view")
+        occlusion = _occlusion(image, fix, geom) if game in OCCLUSION_GAMES else None
+        lap("occlusion")
+        reading = importlib.import_module(READERS[game]).read(image, fix, geom,
+                                                              self.calibration)
+        lap("reader")
+        most_likely_valid(game, reading)
+        lap("valid")
+        hand = occlusion is not None and occlusion.occluded
+        obs = {"schema": "tableref/observation/1", "table": self.table, "game": game,
+               "seq": seq, "time": _time.time() if time is None else time,
+               "stable": not hand, "confidence": round(min(reading.confidences, default=1.0), 4),
+               "position": reading.position, "uncertain": reading.uncertain,
+               "board": fix.to_json()}
+        if hand:
+            obs["confidence"] = 0.0
+            obs["occlusion"] = occlusion.to_json()
+        return obs
 
 
 def observe(image: np.ndarray, game: str, *, calibration: dict | None = None,
             table: str = "t1", seq: int = 0, time: float | None = None) -> dict:
-    """The observation of ``image`` (BGR uint8, 1280 x 720) for ``game``."""
-    if game not in READERS:
-        raise ObserveError(f"game {game!r} is not read by the vision pipeline yet "
-                           f"(supported: {', '.join(SUPPORTED)})")
-    check_frame(image)
-    colour = (calibration or {}).get("colour")
-    if colour is not None:
-        image = colour.apply(image)
-    geom = geometry(game)
-    fix = board_fix(image, geom, calibration)
-    if fix is None:
-        raise ObserveError("no board in view")
-    occlusion = edge_occlusion(image, fix, geom) if game in OCCLUSION_GAMES else None
-    reading = importlib.import_module(READERS[game]).read(image, fix, geom, calibration)
-    most_likely_valid(game, reading)
-    hand = occlusion is not None and occlusion.occluded
-    obs = {"schema": "tableref/observation/1", "table": table, "game": game, "seq": seq,
-           "time": _time.time() if time is None else time, "stable": not hand,
-           "confidence": round(min(reading.confidences, default=1.0), 4),
-           "position": reading.position, "uncertain": reading.uncertain,
-           "board": fix.to_json()}
-    if hand:
-        obs["confidence"] = 0.0
-        obs["occlusion"] = occlusion.to_json()
-    return obs
+    """The observation of ``image`` (BGR uint8, 1280 x 720) for ``game``, the board found
+    anew (one picture; a stream of them is ``Observer``'s)."""
+    return Observer(game, calibration=calibration, table=table).observe(image, seq=seq,
+                                                                         time=time)

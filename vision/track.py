@@ -6,7 +6,9 @@ last fix first, on a crop round it only:
 
 - **still**: the board's pattern (``vision.board.pattern_check``: its outline and
   painted lines) shows where the last corners put it, about as much as when it was
-  found, and within ``STILL_PX`` (median): the last fix stands, nothing else is done;
+  found, and its edges lie off the corners' model by at most ``STILL_PX`` (median) more
+  than when the fix was made (a fine fit leaves some offset on a printed board): the
+  last fix stands, nothing else is done;
 - **hidden**: what shows is in place, but less of it (a hand over the board): the last
   fix stands;
 - **moved**: it shows shifted (the board was pushed, the camera knocked a little): the
@@ -41,7 +43,7 @@ from vision.board import (
 )
 
 STILL_SHARE = 0.85  # of the pattern share seen when found: nothing moved
-STILL_PX = 0.35  # median offset of the pattern's edges beyond which the board moved
+STILL_PX = 0.35  # median offset of the pattern's edges, beyond the fix's own: moved
 HIDDEN_SHARE = 0.35  # of that share still in place: a hand hides the rest
 NUDGE_PX = 12.0  # how far a re-fit looks for the edges of a board that moved a little
 REFIT_PX = 4.0  # a re-fit that moves a corner farther is checked by finding the board anew
@@ -58,10 +60,12 @@ class Track:
 class BoardTracker:
     """Follows one game's board from frame to frame (``update``)."""
 
-    def __init__(self, geom: Geometry):
+    def __init__(self, geom: Geometry, find=find_board):
         self.geom = geom
+        self.find = find  # finds the board anew: (image, geom) -> BoardFix | None
         self.last: BoardFix | None = None
         self.reference = 0.0  # pattern share when the last fix was made
+        self.offset = 0.0  # median offset of the pattern's edges then (px)
 
     def _crop(self, image: np.ndarray, corners: np.ndarray):
         """(fit grey of the crop round ``corners``, the crop's origin in the frame)."""
@@ -74,8 +78,9 @@ class BoardTracker:
             return None, np.zeros(2)
         return fit_grey(image[y0:y1, x0:x1]), np.array([x0, y0], np.float64)
 
-    def _keep(self, fix: BoardFix, share: float, status: str) -> Track:
+    def _keep(self, fix: BoardFix, share: float, shift: float, status: str) -> Track:
         self.last, self.reference = fix, share
+        self.offset = shift if np.isfinite(shift) else 0.0
         return Track(fix, status)
 
     def update(self, image: np.ndarray) -> Track:
@@ -86,22 +91,23 @@ class BoardTracker:
             if grey is not None:
                 corners = self.last.corners - origin
                 share, _, shift = pattern_check(grey, corners, geom, CHECK_POINTS)
-                if shift <= STILL_PX and share >= STILL_SHARE * self.reference:
+                in_place = shift <= self.offset + STILL_PX
+                if in_place and share >= STILL_SHARE * self.reference:
                     return Track(self.last, "still")
-                if shift <= STILL_PX and share >= HIDDEN_SHARE * self.reference:
+                if in_place and share >= HIDDEN_SHARE * self.reference:
                     return Track(self.last, "hidden")  # what shows is in place
                 fitted = fit_model(grey, corners, geom, wide=NUDGE_PX)
-                new_share, _, _ = pattern_check(grey, fitted, geom, CHECK_POINTS)
+                new_share, _, new_shift = pattern_check(grey, fitted, geom, CHECK_POINTS)
                 step = float(np.linalg.norm(fitted - corners, axis=1).max())
                 if new_share >= STILL_SHARE * self.reference and step <= REFIT_PX:
                     return self._keep(BoardFix(fitted + origin, self.last.corners),
-                                      new_share, "moved")
-        fix = find_board(image, geom)
+                                      new_share, new_shift, "moved")
+        fix = self.find(image, geom)
         if fix is None:
             return Track(None, "lost")
         grey, origin = self._crop(image, fix.corners)
-        share = pattern_check(grey, fix.corners - origin, geom, CHECK_POINTS)[0]
-        return self._keep(fix, share, "found")
+        share, _, shift = pattern_check(grey, fix.corners - origin, geom, CHECK_POINTS)
+        return self._keep(fix, share, shift, "found")
 
 
 def measure(game: str, seed: int, moves: int, camera: str) -> dict:

@@ -9,8 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from device.sources import Frame, SourceConfig, open_source
+import vision.observe
+from device.sources import Frame, SourceConfig, lores_of, open_source
 from device.tracker import CubeMemory, Tracker, TrackerConfig
+from vision.board import CORNER_NAMES, find_board
 
 GAME = "esoloe-tictactoe"
 
@@ -33,9 +35,10 @@ CONFIG = TrackerConfig(game=GAME, settle_s=1.0)
 
 @pytest.fixture(scope="module")
 def frames() -> list[Frame]:
-    """The scripted game (three positions, two moves under a hand) from the synthetic
-    frame source, ground truth in each frame's metadata."""
-    script = {"game": GAME, "positions": POSITIONS, "seed": 3, "fps": 4.0,
+    """The scripted game (three positions, two moves under a hand; the board is pushed
+    about a millimetre in the first move) from the synthetic frame source, ground truth
+    in each frame's metadata."""
+    script = {"game": GAME, "positions": POSITIONS, "seed": 18, "fps": 4.0,
               "still_s": 1.5, "move_s": 2.0}
     with open_source(SourceConfig("synthetic", script=script)) as source:
         return list(source)
@@ -64,6 +67,32 @@ def test_one_stable_observation_per_settled_position_none_under_a_hand(frames):
     assert [obs["seq"] for _, obs in emitted] == [1, 2, 3]
     # the vision pipeline ran once per settled position, not on every still frame
     assert tracker.recognised == 3 and tracker.skipped == 0
+
+
+def test_the_board_is_found_once_then_tracked_and_refitted_when_pushed(frames, monkeypatch):
+    finds = []
+
+    def counted(image, geom):
+        finds.append(1)
+        return find_board(image, geom)
+
+    monkeypatch.setattr(vision.observe, "find_board", counted)
+    tracker = Tracker(CONFIG)
+    statuses, got, want = [], [], []
+    for frame in frames:
+        obs = tracker.feed(frame)
+        if obs is not None:
+            statuses.append(tracker.observer.status)
+            got.append([obs["board"][k] for k in CORNER_NAMES])
+            want.append([frame.metadata["truth"]["board"]["corners"][k] for k in CORNER_NAMES])
+    # found in the first settled scene only; the pushed board re-fitted from its corners
+    assert statuses[:2] == ["found", "moved"] and len(statuses) == 3 and len(finds) == 1
+    got, want = np.array(got), np.array(want)
+    # the corners followed the push (however well the first find fitted them)
+    push = np.linalg.norm(want[1] - want[0], axis=1)
+    assert push.max() > 1.0
+    assert np.linalg.norm((got[1] - got[0]) - (want[1] - want[0]), axis=1).max() < 0.75
+    assert np.array_equal(got[2], got[1])  # still: the same fix
 
 
 def test_bad_frames_are_skipped_with_a_warning_and_the_stream_goes_on(frames, caplog):
@@ -171,6 +200,44 @@ def test_change_detection_watches_the_board_once_vision_found_it():
     # someone moving beside the board is not a change; a piece on the board is
     assert not tracker.changed(board, tracker.lores(person))
     assert tracker.changed(board, tracker.lores(_table(((110, 50),))))
+
+
+def test_a_corrupt_frame_or_a_fault_in_vision_does_not_end_the_stream(caplog):
+    calls = []
+
+    def vision(image, seq, time):
+        calls.append(seq)
+        if len(calls) == 2:
+            raise RuntimeError("a reader tripped over this frame")
+        return FakeVision()(image, seq, time)
+
+    tracker = Tracker(TrackerConfig(game=GAME, settle_frames=3, settle_s=0.2), vision)
+    empty, one = _table(), _table(((110, 50),))
+    noise = np.random.default_rng(1).integers(0, 255, empty.shape, dtype=np.uint8)
+    assert len(_play(tracker, [empty] * 5, 0.0)) == 1
+    # a garbled frame among still ones: a change, nothing read, the scene read no more
+    assert _play(tracker, [empty, noise] + [empty] * 6, 1.0) == []
+    with caplog.at_level(logging.WARNING, logger="tableref.tracker"):
+        assert _play(tracker, _hand(2) + [one] * 5, 2.0) == []  # vision failed
+    assert "vision failed" in caplog.text and "RuntimeError" in caplog.text
+    assert tracker.failed == 1
+    obs = _play(tracker, _hand(2) + [empty] * 5, 3.0)
+    assert [o["seq"] for o in obs] == [2] and len(calls) == 3
+
+
+def test_the_frames_small_picture_stands_for_the_frame():
+    tracker = Tracker(TrackerConfig(game=GAME), FakeVision())
+    quiet, piece = _table(), _table(((110, 50),))
+    size = (240, 150)  # not the frame's shape: a Pi camera's lores stream may differ
+    small = tracker.lores(quiet, lores_of(quiet, size))
+    assert small.shape == tracker.lores(quiet).shape == (90, 160)
+    _play(tracker, [quiet] * 8, 0.0)  # the board is known now
+    board = tracker.lores(quiet)
+    from_small = tracker.lores(quiet, lores_of(quiet, size))
+    # the same region (only its edges a little softer)
+    assert from_small.shape == board.shape
+    assert np.median(cv2.absdiff(board, from_small)) <= 2
+    assert tracker.changed(from_small, tracker.lores(piece, lores_of(piece, size)))
 
 
 # ---------------------------------------------------------------- the cubes' memory

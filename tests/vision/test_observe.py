@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 
 import vision.classifier
+import vision.observe
 from device.cli import main
 from rules.registry import get_game
+from vision.board import find_board, geometry
 from vision.measure import measure
-from vision.observe import ObserveError, observe
+from vision.observe import ObserveError, Observer, observe
 from vision.render.frame import RenderOptions, render_scene
 
 GAME = "esoloe-tictactoe"
@@ -173,3 +175,39 @@ def test_tableref_observe_reads_every_game_vision_reads(tmp_path, capsys):
     position = json.loads(capsys.readouterr().out)["position"]
     get_game("tyr").position_from_json(position)
     assert position["dice"]["blue"] == {"top": 5, "cell": [5, 5]}
+
+
+def test_an_observer_reads_a_still_board_without_finding_it_again(frame, monkeypatch):
+    finds = []
+
+    def counted(image, geom):
+        finds.append(1)
+        return find_board(image, geom)
+
+    monkeypatch.setattr(vision.observe, "find_board", counted)
+    observer = Observer(GAME, table="t2")
+    first = observer.observe(frame, seq=1, time=1.0)
+    assert observer.status == "found" and len(finds) == 1
+    second = observer.observe(frame, seq=2, time=2.0)
+    assert observer.status == "still" and len(finds) == 1
+    assert second["board"] == first["board"] and second["position"] == first["position"]
+    assert (second["seq"], second["time"], second["table"]) == (2, 2.0, "t2")
+    assert set(observer.timing) == {"check", "board", "occlusion", "reader", "valid"}
+    with pytest.raises(ObserveError, match="blank"):  # a bad frame: the next one is read
+        observer.observe(np.zeros_like(frame))
+    assert observer.observe(frame)["position"] == first["position"] and len(finds) == 1
+
+
+def test_the_occlusion_check_on_a_crop_answers_as_on_the_whole_frame(frame):
+    from vision.observe import _occlusion
+    from vision.occlusion import edge_occlusion
+
+    geom = geometry(GAME)
+    fix = find_board(frame, geom)
+    arm = frame.copy()
+    x, y = ((fix.corners[0] + fix.corners[1]) / 2).astype(int)  # across the north edge
+    cv2.ellipse(arm, (int(x), int(y)), (40, 140), 0, 0, 360, (60, 90, 160), -1)
+    for image in (frame, arm):
+        whole = edge_occlusion(image, fix, geom)
+        assert _occlusion(image, fix, geom) == whole
+    assert whole.occluded
