@@ -63,6 +63,10 @@ FIELD_PX = int(FIELD_MM * PX_PER_MM)
 CROP_HALF_MM = 16.0  # the stone model's crop: 32 mm square (a stone is 24 mm)
 CROP_PX = 40  # the stone model's input size
 UNEVEN = 0.15  # spread of a top (board grey units) over a white stone's (0.13 at 99.9 %)
+EVEN = 0.1  # under this spread a top shows no colour (coloured stones: 0.14 and more)
+HUE_SHARE = 0.2  # share of a stone window's pixels of one hue that names its colour
+DARK_SHARE = 0.15  # share of black pixels that names an uneven top black
+UNSEEN_COLOUR = 0.8  # most confidence in a stone whose colour only the model saw
 #: the occupancy model: weights of the six measures (``_measures``), then of the same six
 #: times the slant, then of the slant, then the bias; logit > 0: a white stone
 OCCUPANCY = np.array([-11.19, -2.342, 112.6, -8.141, 8.791, -2.015, -8.118, 41.26, -67.89,
@@ -183,6 +187,34 @@ def _shift(H0: np.ndarray, H6: np.ndarray) -> tuple[float, float]:
     return float(u), float(v)
 
 
+def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
+    """Per field, the shares of its stone window's pixels (the top's square and the near
+    side face, less the far band where a neighbour's side face shows at a slant) that
+    look black, blue, red and orange: each pixel (every other row and column) balanced on
+    the ``paper``'s white and named as ``_colours`` names a patch. ``top``: the fields'
+    blocks on the top plane (100, FIELD_PX, FIELD_PX, 3)."""
+    sub = top[:, ::2, ::2]
+    n = sub.shape[1]
+    balanced = np.clip(sub * (255.0 / np.maximum(paper.astype(np.float32), 1.0)), 0, 255)
+    hsv = cv2.cvtColor(balanced.astype(np.uint8).reshape(-1, n, 3), cv2.COLOR_BGR2HSV)
+    hue = hsv[..., 0].astype(np.float32) * 2.0  # degrees
+    sat = hsv[..., 1] / 255.0
+    v = hsv[..., 2] / 255.0
+    hued = (sat >= SATURATED) & (v >= DARK / 2)
+    classes = np.stack([~hued & (v < DARK), hued & (hue >= 180) & (hue < 260),
+                        hued & ((hue < 15) | (hue >= 330)), hued & (hue >= 15) & (hue < 50)],
+                       axis=2).astype(np.float32).reshape(100, n, n, 4)
+    g = ((np.arange(FIELD_PX) + 0.5) / PX_PER_MM - FIELD_MM / 2)[::2]
+    x, y = np.meshgrid(g, -g)
+    sx, sy = shift
+    d = float(np.hypot(sx, sy))
+    far = (x * sx + y * sy) / max(d, 1e-6) > FIELD_MM / 2 - d - 1.0 if d > 1.0 \
+        else np.zeros(x.shape, bool)
+    window = (_swept(x, y, STONE_MM / 2, -sx, -sy) & (np.maximum(np.abs(x), np.abs(y))
+                                                      <= FIELD_MM / 2 - 1.0) & ~far)
+    return _means(classes, window)[:, 0]
+
+
 def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray) -> dict:
     """Per field (row-major): ``colour`` (None: none) and its ``confidence``, ``active``
     (the disc is light), ``measures`` and ``white`` (the occupancy model's probability).
@@ -194,17 +226,24 @@ def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray)
     c = (np.arange(FIELD_PX) + 0.5) / PX_PER_MM - FIELD_MM / 2
     x, y = np.meshgrid(c, -c)
     r_sq, rr = np.maximum(np.abs(x), np.abs(y)), np.hypot(x, y)
-    corners = (r_sq <= STONE_MM / 2 - 1.0) & (rr >= 0.41 * STONE_MM + 1.0)
     disc = (rr >= 3.0) & (rr <= 0.41 * STONE_MM - 1.5)
     centre = (r_sq <= 6.0) & (np.add.outer(np.arange(FIELD_PX), np.arange(FIELD_PX)) % 3 == 0)
-    corner_bgr = _means(top_bgr.astype(np.float32), corners)[:, 0]
     paper = np.median(top_bgr[:, centre].reshape(-1, 3), axis=0)
     paper_L = float(np.median(L6[:, centre]))
-    colours, conf = _colours(corner_bgr, paper)
     shift = _shift(H0, H6)
     measures = _measures(L0, L6, shift)
-    return {"colour": colours, "confidence": conf,
-            "active": _means(L6, disc)[:, 0] > 0.5 * paper_L,
+    votes = _votes(top_bgr, paper, shift)
+    spread = measures[:, 1]
+    hue = votes[:, 1:].argmax(axis=1)
+    share = votes[:, 1:].max(axis=1)
+    hued = (share >= HUE_SHARE) & (spread >= EVEN)
+    black = ~hued & (votes[:, 0] >= DARK_SHARE) & (spread >= UNEVEN)
+    colours = [("blue", "red", "orange")[hue[i]] if hued[i] else "black" if black[i] else None
+               for i in range(100)]
+    conf = np.where(hued, 0.5 + (share - HUE_SHARE / 2) / 0.3,
+                    0.5 + (votes[:, 0] - DARK_SHARE / 2) / 0.3)
+    return {"colour": colours, "confidence": np.clip(conf, 0.5, 1.0),
+            "active": _means(L6, disc)[:, 0] > 0.5 * paper_L, "dark": votes[:, 0],
             "measures": measures, "white": white_probability(measures, shift)}
 
 
@@ -337,10 +376,12 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     colours = {c for c in fields["colour"] if c is not None}
     reading = Reading({"grid": grid, "players": _players(cards, colours, calibration)})
     white, spread = fields["white"], fields["measures"][:, 1]
-    # the model reads the fields with a colour, and those that look like a white stone but
-    # whose top is not even (a stone whose colour was not seen)
+    model = shared("stone")
+    # the model reads the fields with a colour, and those whose top is uneven and that
+    # look like a white stone or show some black (a stone whose colour was not seen)
     stones = [i for i, c in enumerate(fields["colour"])
-              if c is not None or (white[i] >= 0.5 and spread[i] >= UNEVEN)]
+              if c is not None or (model is not None and spread[i] >= UNEVEN and (
+                  white[i] >= 0.5 or fields["dark"][i] >= DARK_SHARE / 2))]
     for i in sorted(set(range(100)) - set(stones)):
         r, c = divmod(i, 10)
         p = float(white[i])
@@ -349,7 +390,6 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             reading.add(p, f"grid.{r}.{c}", 0.9, [[".", round(1 - p, 4)]])
         else:
             reading.add(1 - p, f"grid.{r}.{c}", 0.9, [["W", round(p, 4)]])
-    model = shared("stone")
     predictions = None
     if model is not None and stones:  # one run for all of the frame's stones
         predictions = predict(calibration, "stone", model,
@@ -364,21 +404,26 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             letter = letter.lower()
         if predictions is None:
             grid[r][c] = None
-            reading.add(0.0, path, 0.9, [[letter + d, 0.2] for d in "23456"] if letter
-                        else [["W", round(float(white[i]), 4)]])
+            reading.add(0.0, path, 0.9, [[letter + d, 0.2] for d in "23456"])
             continue
         token, conf = stone_token(predictions[k])
         digits = predictions[k]["digit"].top
+        if token == "W" and white[i] < 0.5:  # no colour, and not a white stone: empty
+            reading.add(1 - float(white[i]), path, 0.9, [["W", round(float(white[i]), 4)]])
+            continue
         if token == "W":
             alts = [[".", round(1 - float(white[i]), 4)]]
             conf = min(conf, float(white[i]))
         else:  # the other digits of the colour and side read, most likely first
             alts = [[token[0] + d, round(p, 4)] for d, p in digits if token[0] + d != token][:3]
+        if letter is None and token != "W":  # a colour only the model saw: not sure
+            alts.append([".", round(1 - float(white[i]), 4) if white[i] >= 0.5 else 0.2])
+            conf = min(conf, UNSEEN_COLOUR)
         if letter is not None and token[0] != letter:  # the classical colour / side differ
             alts.insert(0, [letter + (token[1] if token != "W" else digits[0][0]), 0.5])
             conf = min(conf, 0.5)
         grid[r][c] = token
-        reading.add(min(conf, float(fields["confidence"][i]) if letter else conf), path, 0.9,
+        reading.add(min(conf, float(fields["confidence"][i])) if letter else conf, path, 0.9,
                     alts)
     for i, p in enumerate(reading.position["players"]):
         colour, conf = cards[p["seat"]]
