@@ -248,12 +248,13 @@ class CropPainter:
 
     # ----------------------------------------------------------------- all
     def paint(self, table: Plane, board: Box, top: Plane, on_table: list[Box],
-              on_board: list[Box], contact: list[Box], target: Box, casters: list[Box]):
+              on_board: list[Box], contact: list[Box], target: Box, casters: list[Box],
+              ids: bool = True):
         """The table, the shadows on it of ``board`` and ``on_table``, ``board`` (its top
         face from ``top``), the shadows on it of ``on_board``, then the pieces far to
         near; ``contact``: the boxes with a contact shadow; ``casters``: the boxes whose
-        shadows may fall on ``target``'s faces. The ids of the target's faces and of
-        what is drawn after them go to ``ids``."""
+        shadows may fall on ``target``'s faces. With ``ids``, the ids of the target's
+        faces and of what is drawn after them go to the id buffer (for ``seen``)."""
         eye = self.eye
         pieces = on_table + on_board
         if pieces:
@@ -292,16 +293,18 @@ class CropPainter:
 
         dmap = plane_map(diff[n_f:n_f + gg])
         ppm = self.px_per_mm(target.center)
-        if not self._inside(on_plane[gg:], top.quad):
+        covered = self._inside(on_plane[gg:], top.quad)  # nothing but the board's top
+        if not covered:
             self._table(table, dmap, plane_map(spec[n_f:n_f + gg]))
             self._shadows([board, *on_table], 0.0, ppm, [b for b in on_table if b in contact])
         faces = self._face_setup(boxes, bi, fi, quads, P, lo, hi, diff[:n_f], spec[:n_f],
                                  mat[:, 2:])
         k = int(np.searchsorted(bi, 1))  # the board's faces come first
-        self._faces(faces[:k], None, (), lamp_diff, lamp_spec)
-        self._top(top, dmap, plane_map(spec[n_f + gg:]))
+        if not covered:
+            self._faces(faces[:k], None, (), lamp_diff, lamp_spec)
+        self._top(top, dmap, plane_map(spec[n_f + gg:]), covered)
         self._shadows(on_board, z, ppm, [b for b in on_board if b in contact])
-        self._faces(faces[k:], target, casters, lamp_diff, lamp_spec)
+        self._faces(faces[k:], target, casters, lamp_diff, lamp_spec, ids)
 
     # ----------------------------------------------------------------- planes
     def _on_plane(self, px: np.ndarray, z: float) -> np.ndarray:
@@ -330,14 +333,20 @@ class CropPainter:
         if table.gloss > 0:
             self.canvas = cv2.add(self.canvas, spec)
 
-    def _top(self, top: Plane, dmap, spec) -> None:
+    def _top(self, top: Plane, dmap, spec, covered: bool) -> None:
+        """The board's top over what is drawn (``covered``: over all of the canvas)."""
         pyramid = top.pyramid
         level = _level(1.3 * self.px_per_mm(top.quad.mean(0)) / top.ppm, len(pyramid))
         tex = pyramid[level]
         th, tw = tex.shape[:2]
         H = self.M @ _tex_to_world(top.quad, tw, th)
-        fw = cv2.warpPerspective(tex, H, (self.W, self.H), flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_CONSTANT).astype(np.float32)
+        warped = cv2.warpPerspective(tex, H, (self.W, self.H), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_CONSTANT)
+        if covered:
+            self.canvas = cv2.add(cv2.multiply(warped, dmap, scale=1 / 255, dtype=cv2.CV_32F),
+                                  spec)
+            return
+        fw = warped.astype(np.float32)
         om = cv2.transform(fw, _ONE_MINUS_ALPHA)
         lit = cv2.add(cv2.multiply(fw, dmap, scale=1 / 255),
                       cv2.subtract(spec, cv2.multiply(spec, om)))
@@ -477,7 +486,7 @@ class CropPainter:
         return [(boxes[b], f, r, t, h, mm, tt, j) for j, (b, f, r, t, h, mm, tt) in enumerate(
             zip(bl, fl, rois, texs, H, m, tint, strict=True))]
 
-    def _faces(self, faces, target, casters, lamp_diff, lamp_spec) -> None:
+    def _faces(self, faces, target, casters, lamp_diff, lamp_spec, ids=False) -> None:
         """Draw ``faces`` (from _face_setup): one warp of the texture's level gives the
         colour and coverage (premultiplied), one transform lights it. The target's faces
         get the shadows of ``casters`` and, with all drawn after them, go to ``ids``."""
@@ -493,7 +502,7 @@ class CropPainter:
             fw = warped.astype(np.float32)
             out = cv2.transform(fw, m)
             if box is target:
-                track = True
+                track = ids
                 for i, sh in enumerate(self._face_shadows(box, f, casters, (x0, y0), w, h)):
                     if sh is not None:  # in a box's shadow: without this lamp's light
                         ml = np.zeros((4, 4))

@@ -173,7 +173,7 @@ def crop_effects(rng) -> Effects:
     return Effects(
         wb=tuple(float(v) for v in wb), contrast=float(rng.uniform(0.85, 1.15)),
         saturation=float(rng.uniform(0.7, 1.15)),
-        focus_sigma=float(rng.choice([0.0, rng.uniform(0.3, 1.0)])),
+        focus_sigma=float((0.0, rng.uniform(0.3, 1.0))[int(rng.integers(2))]),
         read_noise=float(rng.uniform(0.002, 0.02)), shot_noise=float(rng.uniform(0.0, 0.004)),
         jpeg_quality=int(rng.integers(55, 96)) if rng.random() < 0.8 else 0,
         auto_exposure=False)
@@ -229,7 +229,8 @@ class _Table:
             self.contact.append(box)
         return box
 
-    def paint(self, cam: Camera, target: Box) -> CropPainter:
+    def paint(self, cam: Camera, target: Box, ids: bool = True) -> CropPainter:
+        """The crop of ``cam`` (``ids``: count what of ``target`` is seen)."""
         lamps, ambient = random_lamps(self.looks, self.board.center, self.pool.light)
         p = CropPainter(cam, Light(lamps, ambient, (*self.board.center, 0.0), cam.center))
         boxes = [b for b in self.on_board + self.on_table if b.group != target.group]
@@ -243,12 +244,13 @@ class _Table:
                 self.board_box,
                 Plane(BOARD_PX_PER_MM[self.spec.material], *self.board_look,
                       pyramid=self.board_tex, quad=self.board_box.quads[0]),
-                self.on_table, self.on_board, self.contact, target, near)
+                self.on_table, self.on_board, self.contact, target, near, ids)
         return p
 
 
-def _shoot(table: _Table, cam: Camera, target: Box, rng) -> tuple[np.ndarray, CropPainter]:
-    p = table.paint(cam, target)
+def _shoot(table: _Table, cam: Camera, target: Box, rng,
+           ids: bool = True) -> tuple[np.ndarray, CropPainter]:
+    p = table.paint(cam, target, ids)
     return apply_effects(p.image(), crop_effects(rng), rng), p
 
 
@@ -381,7 +383,8 @@ def _die_item(pool, rng, looks, size):
     used = set()
     found = None
     for k, c in enumerate(colours):
-        top = int(rng.choice(BY_COLOUR[c].faces))
+        tops = BY_COLOUR[c].faces
+        top = int(tops[int(rng.integers(len(tops)))])  # (rng.choice's draw, cheaper)
         if rng.random() < 0.8:  # in a field of the board
             while True:
                 cell = (int(rng.integers(1, 10)), int(rng.integers(1, 10)))
@@ -451,7 +454,7 @@ def _stone_item(pool, rng, looks, size):
             if (dr or dc) and 0 <= rr < 10 and 0 <= cc < 10 and rng.random() < 0.35:
                 _stone(pool, table, rr, cc, token(), rng, looks)
     cam = crop_camera(rng, target.center, pieces.STONE_MM * 1.5, size, rng.uniform(0.55, 0.8))
-    img, _ = _shoot(table, cam, target, rng)
+    img, _ = _shoot(table, cam, target, rng, ids=False)
     return img, {"kind": "stone", "token": tok, "tilt_deg": round(cam.tilt, 2)}
 
 
