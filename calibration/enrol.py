@@ -2,53 +2,63 @@
 of each face (``tableref enrol --game G``).
 
 The user shows each piece and face a few times (``plan``: each symbol of each player's
-cubes, each number of each die); every capture is a crop that goes, with its three
-quarter turns (a face can lie any way round), through the model's ``embedding`` output
-(``Classifier.embed``: the features its heads read). The profile keeps, per class, one
-prototype per piece that shows it (the mean of its captures' L2-normalised embeddings,
-normalised again). Two ways to read a crop, only ever as one of the enrolled classes:
+cubes, each number of each die, each Cubes stone on both sides); every capture is a crop
+that goes, with its three quarter turns (a face can lie any way round), through the
+model's ``embedding`` output (``Classifier.embed``: the features its heads read). The
+classes are the labels of one of the model's heads, or, for the stone model, the grid
+tokens (``W``, ``B4``, ``b4``...), whose model probability is that of its kind, digit
+and side heads together (``head_log_probs``). Four ways to read a crop, only ever as
+one of the enrolled classes:
 
-- ``prototypes``: cosine similarity to the prototypes (the best per class, times
-  ``SCALE``) as log-probabilities, plus ``MODEL_WEIGHT`` times the model's own head's
-  log-probabilities over the same classes (a product of the two experts; on the real
-  dice it beat either alone in most groups when it was chosen). No training at all.
+- ``prototypes``: one prototype per class and piece (the mean of its captures'
+  L2-normalised embeddings); cosine similarity to the prototypes (the best per class,
+  times ``SCALE``) as log-probabilities, plus ``MODEL_WEIGHT`` times the model's own
+  log-probabilities over the same classes (a product of the two experts). No training.
 - ``linear``: a new last layer (softmax over the enrolled classes) on the normalised
-  embedding, started from the prototypes and trained on the captures: a last-layer
-  fine-tune in numpy, well under a second here.
-- ``nearest``: every capture (each of its quarter turns) is a prototype of its own: the
-  nearest capture decides (its similarity times ``SCALE``, softmaxed, gives the
-  probabilities).
+  embedding, started from the prototypes and trained on the captures.
+- ``nearest``: every capture view is a prototype of its own: the nearest decides.
+- ``finetune``: the model's last convolution (with its ReLU and pooling: what makes the
+  embedding) and a new head on it, both trained on the captures: each capture's quarter
+  turns, each shown ``augmentations`` times more, slightly turned, scaled, shifted,
+  lit, blurred and noisy (``augment``). The convolution's input activations are computed
+  once (``Tap``: the ONNX graph with that tensor as an extra output; needs the ``onnx``
+  package), then everything is numpy: im2col, Adam, ``FINETUNE_EPOCHS`` epochs, weight
+  decay towards the model's own weights. The head starts as the model's own (a least
+  squares fit of its log-probabilities), so the model's knowledge is where it starts.
 
-By default (``auto``) ``prototypes`` and ``linear`` are made and the one with the better
-cross-validated accuracy on the captures is kept (prototypes on a tie).
-
-``cross_validate`` measures the captures in ``FOLDS`` folds (each capture read by an
-adaptation made without it); a class below ``WEAK`` is one to capture more of.
+``auto`` (the default) makes each of ``AUTO_METHODS`` and keeps the one with the best
+cross-validated accuracy on the captures (the first on a tie): ``cross_validate`` reads
+each capture with an adaptation made without it, in ``FOLDS`` folds; a class below
+``WEAK`` is one to capture more of. Nothing but the captures chooses.
 
 Readers load a profile with ``load_profile(path)`` and read crops with
 ``Profile.predict(model_name, classifier, crops)``, which returns what
-``Classifier.predict`` returns with the adapted head's prediction replaced.
+``Classifier.predict`` returns with the adapted head's prediction replaced (for stone
+tokens: the kind, digit and side heads, from the tokens' probabilities).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from calibration.files import EnrolmentProfile, load
-from vision.classifier import Classifier, Prediction, softmax
+from vision.classifier import STONE_LETTERS, Classifier, Prediction, preprocess, softmax
 
 SCALE = 20.0  # cosine similarity -> logit
 MODEL_WEIGHT = 1.0  # weight of the model's own head beside the prototypes
-#: the model head's weight beside each method (the linear layer replaces the head)
-METHOD_WEIGHTS = {"prototypes": MODEL_WEIGHT, "linear": 0.0, "nearest": 0.0}
+#: the model head's weight beside each method (the others replace the head)
+METHOD_WEIGHTS = {"prototypes": MODEL_WEIGHT, "linear": 0.0, "nearest": 0.0, "finetune": 0.0}
 WEAK = 0.8  # cross-validated accuracy under which a class needs more captures
 CAPTURES = 5
 FOLDS = 5  # cross-validation folds
+TOKEN = "token"  # the stone model's virtual head: grid tokens
 
 
 class EnrolError(ValueError):
@@ -67,7 +77,7 @@ class Face:
 @dataclass(frozen=True)
 class Plan:
     model: str  # models/<model>.onnx
-    head: str
+    head: str  # one of its heads, or TOKEN (the stone model's kind, digit and side)
     crop: str  # render_crops kind of the synthetic captures
     faces: tuple[Face, ...]
 
@@ -85,11 +95,19 @@ def plan(game: str) -> Plan:
         faces = tuple(Face(f"the {colour} die with {top} up", str(top), f"{colour} die")
                       for colour, die in BY_COLOUR.items() for top in die.faces)
         return Plan("pips", "pips", "die", faces)
+    if game == "cubes":
+        faces = [Face("a white stone", "W", "white stone")]
+        for colour, letter in STONE_LETTERS.items():
+            for digit in "23456":
+                for side, token, look in (("active", letter, "white disc, black digit"),
+                                          ("inactive", letter.lower(),
+                                           "black disc, white digit")):
+                    faces.append(Face(f"the {colour} {digit} stone, {side} side up ({look})",
+                                      token + digit, f"{colour} {digit} stone"))
+        return Plan("stone", TOKEN, "stone", tuple(faces))
     if game == "esoloe-3andc":
         raise EnrolError("3andC's cubes carry no symbols: there is nothing to enrol "
                          "(tableref calibrate colour measures the cubes' colours)")
-    if game == "cubes":
-        raise EnrolError("enrolment of Cubes' stones is not supported yet")
     raise EnrolError(f"unknown game {game!r}")
 
 
@@ -103,10 +121,232 @@ def _normalise(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 
-METHODS = ("prototypes", "linear", "nearest")
+def head_log_probs(heads: dict[str, tuple[str, ...]], logits: Sequence[np.ndarray],
+                   head: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """The model's labels and log-probabilities (n, labels) for ``head``, from its heads'
+    logits (in ``heads``' order). ``TOKEN`` on the stone model: ``W`` is the kind
+    ``white``; a coloured token (``B4`` active, ``b4`` inactive) its kind, digit and
+    side together."""
+    names = list(heads)
+    if head in heads:
+        return heads[head], _log_softmax(np.asarray(logits[names.index(head)], np.float64))
+    if head != TOKEN or not {"kind", "digit", "side"} <= set(heads):
+        raise EnrolError(f"the model has no head {head!r} (heads: {', '.join(heads)})")
+    lp = {h: _log_softmax(np.asarray(logits[names.index(h)], np.float64))
+          for h in ("kind", "digit", "side")}
+    labels, columns = [], []
+    for k, kind in enumerate(heads["kind"]):
+        if kind == "white":
+            labels.append("W")
+            columns.append(lp["kind"][:, k])
+            continue
+        for s, side in enumerate(heads["side"]):
+            letter = STONE_LETTERS[kind] if side == "active" else STONE_LETTERS[kind].lower()
+            for d, digit in enumerate(heads["digit"]):
+                labels.append(letter + digit)
+                columns.append(lp["kind"][:, k] + lp["side"][:, s] + lp["digit"][:, d])
+    return tuple(labels), np.stack(columns, axis=1)
+
+
+# --------------------------------------------------------------------------- fine-tuning
+
+AUGMENT_MAX = 8  # views per quarter turn of a capture (the first as captured)
+AUGMENT_ROWS = 1280  # ... fewer where the plan has many faces: about this many rows
+FINETUNE_EPOCHS = 10
+FINETUNE_RATE = 1e-2  # Adam
+FINETUNE_DECAY = 1e-2  # L2 towards the model's own convolution
+FINETUNE_BATCH = 64
+
+
+def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One more view of a capture: turned up to 12 degrees, scaled 0.9..1.1, shifted up
+    to 5 %, contrast 0.7..1.3, brightness +-25, channel gains 0.85..1.15, sometimes
+    blurred, a little noise."""
+    h, w = crop.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-12, 12), rng.uniform(0.9, 1.1))
+    m[:, 2] += rng.uniform(-0.05, 0.05, 2) * (w, h)
+    out = cv2.warpAffine(crop, m, (w, h), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    mean = out.mean()
+    out = (out - mean) * rng.uniform(0.7, 1.3) + mean + rng.uniform(-25, 25)
+    if out.ndim == 3:
+        out *= rng.uniform(0.85, 1.15, out.shape[2]).astype(np.float32)
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.5, 1.2))
+    out += rng.normal(0, rng.uniform(0, 5), out.shape).astype(np.float32)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+class Tap:
+    """A model's last convolution opened up: the ONNX graph with that convolution's input
+    as an extra output (``run``), and its weights (dequantised where the file is int8),
+    so the convolution, its ReLU and the average pooling that make the ``embedding`` can
+    be recomputed and trained in numpy (``embed``)."""
+
+    ALONG = {"Relu", "GlobalAveragePool", "Flatten", "QuantizeLinear", "DequantizeLinear",
+             "Identity"}
+
+    def __init__(self, classifier: Classifier):
+        try:
+            import onnx
+            import onnxruntime as ort
+            from onnx import helper, numpy_helper
+        except ImportError:
+            raise EnrolError("fine-tuning needs the onnx package (pip install onnx); "
+                             "use --method prototypes or linear") from None
+        try:
+            model = onnx.load(str(classifier.path))
+        except Exception as err:  # a missing file, or protobuf's DecodeError for a bad one
+            raise EnrolError(f"{classifier.path}: cannot open it for fine-tuning "
+                             f"({type(err).__name__})") from None
+        graph = model.graph
+        made = {out: node for node in graph.node for out in node.output}
+        consts = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+        tensor, ops = "embedding", []
+        while tensor in made and made[tensor].op_type in self.ALONG:
+            ops.append(made[tensor].op_type)
+            tensor = made[tensor].input[0]
+        conv = made.get(tensor)
+        if conv is None or conv.op_type != "Conv" or "GlobalAveragePool" not in ops:
+            raise EnrolError(f"{classifier.path.name}: its embedding is not a convolution's "
+                             "pooled output; it cannot be fine-tuned")
+        attrs = {a.name: helper.get_attribute_value(a) for a in conv.attribute}
+        self.weight = self._constant(conv.input[1], made, consts, helper)
+        self.bias = (self._constant(conv.input[2], made, consts, helper) if len(conv.input) > 2
+                     else np.zeros(len(self.weight), np.float32))
+        if attrs.get("group", 1) != 1 or set(attrs.get("dilations", [1])) != {1}:
+            raise EnrolError(f"{classifier.path.name}: a grouped or dilated last "
+                             "convolution cannot be fine-tuned")
+        self.kernel = self.weight.shape[2]
+        self.stride = int(attrs.get("strides", [1])[0])
+        self.pad = int(attrs.get("pads", [0])[0])
+        self.source = conv.input[0]
+        graph.output.append(helper.make_tensor_value_info(self.source,
+                                                          onnx.TensorProto.FLOAT, None))
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(model.SerializeToString(), options,
+                                            providers=["CPUExecutionProvider"])
+        self.spec = classifier.input
+        self.outputs = [o.name for o in self.session.get_outputs()]
+        self.heads = [self.outputs.index(h) for h in classifier._head_outputs]
+
+    @staticmethod
+    def _constant(name, made, consts, helper) -> np.ndarray:
+        if name in consts:
+            return consts[name].astype(np.float32)
+        node = made[name]  # DequantizeLinear(q, scale, zero point) of an int8 model
+        q, scale = consts[node.input[0]].astype(np.float32), consts[node.input[1]]
+        zero = consts[node.input[2]].astype(np.float32) if len(node.input) > 2 else 0.0
+        axis = {a.name: helper.get_attribute_value(a) for a in node.attribute}.get("axis", 1)
+        shape = [1] * q.ndim
+        if np.ndim(scale):
+            shape[axis] = -1
+        return ((q - np.reshape(zero, shape if np.ndim(zero) else ())) *
+                np.reshape(scale, shape if np.ndim(scale) else ())).astype(np.float32)
+
+    def run(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The convolution's input (n, c, h, w) as im2col rows (n, positions, c*k*k), and
+        every head's logits, from one run."""
+        out = self.session.run(None, {self.session.get_inputs()[0].name:
+                                      preprocess(crops, self.spec)})
+        return self.columns(out[self.outputs.index(self.source)]), [out[i] for i in self.heads]
+
+    def columns(self, a: np.ndarray) -> np.ndarray:
+        n, c, h, w = a.shape
+        k, s, p = self.kernel, self.stride, self.pad
+        oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+        a = np.pad(a, ((0, 0), (0, 0), (p, p), (p, p)))
+        parts = [a[:, :, y:y + s * oh:s, x:x + s * ow:s] for y in range(k) for x in range(k)]
+        cols = np.stack(parts, axis=2).reshape(n, c * k * k, oh * ow)
+        return np.ascontiguousarray(cols.transpose(0, 2, 1), np.float32)
+
+
+_TAPS: dict[Path, Tap] = {}
+
+
+def tap(classifier: Classifier) -> Tap:
+    """``Tap(classifier)``, made once per model file."""
+    if classifier.path not in _TAPS:
+        _TAPS[classifier.path] = Tap(classifier)
+    return _TAPS[classifier.path]
+
+
+def _one_blas_thread():
+    """numpy's BLAS on one thread while adapting: its matrices are small, and on a busy
+    machine (2 cores here, the camera's on the Pi) spinning BLAS threads cost several
+    times the work (threadpoolctl, where it is installed)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def _conv_embed(cols: np.ndarray, weight: np.ndarray, bias: np.ndarray):
+    z = cols @ weight.T + bias
+    return z, np.maximum(z, 0).mean(axis=1)
+
+
+def _finetune(cols: np.ndarray, y: np.ndarray, prior: np.ndarray, weight: np.ndarray,
+              bias: np.ndarray, seed: int = 0) -> list[np.ndarray]:
+    """[conv weight (out, c*k*k), conv bias, head weights (classes, out), head bias]
+    trained on im2col rows ``cols`` with class indices ``y``; the head starts as the least
+    squares fit of the model's log-probabilities ``prior`` (centred per row)."""
+    rng = np.random.default_rng(seed)
+    _, emb = _conv_embed(cols, weight, bias)
+    target = prior - prior.mean(axis=1, keepdims=True)
+    solution = np.linalg.lstsq(np.hstack([emb, np.ones((len(emb), 1))]), target,
+                               rcond=None)[0].astype(np.float32)
+    params = [weight.copy(), bias.copy(), solution[:-1].T.copy(), solution[-1].copy()]
+    ref = [weight, bias]
+    first = [np.zeros_like(p) for p in params]
+    second = [np.zeros_like(p) for p in params]
+    step = 0
+    for _ in range(FINETUNE_EPOCHS):
+        order = rng.permutation(len(y))
+        for start in range(0, len(y), FINETUNE_BATCH):
+            idx = order[start:start + FINETUNE_BATCH]
+            w, b, hw, hb = params
+            z, e = _conv_embed(cols[idx], w, b)
+            g = np.exp(_log_softmax(e @ hw.T + hb))
+            g[np.arange(len(idx)), y[idx]] -= 1
+            g /= len(idx)
+            gz = ((g @ hw)[:, None, :] / z.shape[1]) * (z > 0)
+            grads = [gz.reshape(-1, z.shape[2]).T @ cols[idx].reshape(-1, cols.shape[2])
+                     + 2 * FINETUNE_DECAY * (w - ref[0]),
+                     gz.sum(axis=(0, 1)) + 2 * FINETUNE_DECAY * (b - ref[1]),
+                     g.T @ e, g.sum(axis=0)]
+            step += 1
+            for p, m, v, grad in zip(params, first, second, grads, strict=True):
+                m *= 0.9
+                m += 0.1 * grad
+                v *= 0.999
+                v += 0.001 * grad * grad
+                p -= (FINETUNE_RATE * (m / (1 - 0.9 ** step))
+                      / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)).astype(np.float32)
+    return params
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """What fine-tuning trains on: im2col rows (``Tap.run``) with their labels, the
+    model's log-probabilities of each row over ``prior_labels``, and the ``Tap``."""
+
+    columns: np.ndarray
+    labels: Sequence[str]
+    prior: np.ndarray
+    prior_labels: Sequence[str]
+    tap: Tap
+
+
+# --------------------------------------------------------------------------- adaptation
+
+METHODS = ("prototypes", "linear", "nearest", "finetune")
 #: what ``auto`` chooses among: ``nearest`` is left out, its cross-validated accuracy on a
 #: few captures promised more than it gave on the real dice (docs/calibration.md)
-AUTO_METHODS = ("prototypes", "linear")
+AUTO_METHODS = ("prototypes", "linear", "finetune")
 LINEAR_STEPS = 300
 LINEAR_RATE = 0.5
 LINEAR_DECAY = 1e-3
@@ -115,11 +355,11 @@ LINEAR_DECAY = 1e-3
 @dataclass
 class Adaptation:
     """One model head adapted to a set: per class (label) one prototype per piece, (k, d)
-    unit vectors (``nearest``: one per capture view); for ``method`` "linear" also a
-    softmax layer (``weights`` (classes, d),
-    ``bias``) on the normalised embedding, started from the prototypes and trained on the
-    captures (full-batch gradient descent with weight decay: a last-layer fine-tune that
-    takes well under a second)."""
+    unit vectors (``nearest``: one per capture view); for ``linear`` also a softmax layer
+    (``weights`` (classes, d), ``bias``) on the normalised embedding (full-batch gradient
+    descent with weight decay); for ``finetune`` the model's last convolution retrained
+    (``conv_weights`` (out, in * k * k), ``conv_bias``) and a head on its pooled output
+    (``weights``, ``bias``)."""
 
     model: str
     head: str
@@ -131,14 +371,18 @@ class Adaptation:
     weights: np.ndarray | None = None
     bias: np.ndarray | None = None
     cv: dict | None = None  # cross-validation report
+    conv_weights: np.ndarray | None = None
+    conv_bias: np.ndarray | None = None
 
     @classmethod
     def fit(cls, model: str, head: str, embeddings: np.ndarray, labels: Sequence[str],
             pieces: Sequence[str], captures: dict[str, int] | None = None,
-            method: str = "prototypes", model_weight: float | None = None) -> Adaptation:
+            method: str = "prototypes", model_weight: float | None = None,
+            tuning: Tuning | None = None) -> Adaptation:
         """From embedding rows with their labels and pieces (``captures``: captures per
         class, when rows are several views of one capture; default: one row each;
-        ``model_weight``: default the method's, ``METHOD_WEIGHTS``)."""
+        ``model_weight``: default the method's, ``METHOD_WEIGHTS``). ``finetune`` also
+        needs ``tuning``: the rows it trains on."""
         if method not in METHODS:
             raise EnrolError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
         if model_weight is None:
@@ -160,6 +404,15 @@ class Adaptation:
         ad = cls(model, head, prototypes, dict(captures), method, model_weight=model_weight)
         if method == "linear":
             ad.weights, ad.bias = ad._train(emb, labels)
+        elif method == "finetune":
+            if tuning is None:
+                raise EnrolError("fine-tuning needs the captures' activations")
+            y = np.array([ad.labels.index(label) for label in tuning.labels])
+            prior = tuning.prior[:, [list(tuning.prior_labels).index(label)
+                                     for label in ad.labels]]
+            t = tuning.tap
+            ad.conv_weights, ad.conv_bias, ad.weights, ad.bias = _finetune(
+                tuning.columns, y, prior, t.weight.reshape(len(t.weight), -1), t.bias)
         return ad
 
     def _train(self, emb: np.ndarray, labels: Sequence[str]):
@@ -179,28 +432,34 @@ class Adaptation:
     def labels(self) -> tuple[str, ...]:
         return tuple(self.prototypes)
 
-    def logits(self, embeddings: np.ndarray, head_logits: np.ndarray | None = None,
-               head_labels: Sequence[str] | None = None) -> np.ndarray:
+    def logits(self, features: np.ndarray, prior: np.ndarray | None = None,
+               prior_labels: Sequence[str] | None = None) -> np.ndarray:
         """(n, classes) scores over ``labels``: the adaptation's log-probabilities plus
-        ``model_weight`` times the model head's (``head_logits`` over ``head_labels``)."""
-        emb = _normalise(embeddings)
-        if self.method == "linear":
+        ``model_weight`` times the model's (``prior``: its log-probabilities over
+        ``prior_labels``, renormalised over the enrolled classes). ``features``: the
+        crops' embeddings, or for ``finetune`` their im2col activations (``Tap.run``)."""
+        if self.method == "finetune":
+            _, emb = _conv_embed(np.asarray(features, np.float32), self.conv_weights,
+                                 self.conv_bias)
             z = emb @ self.weights.T + self.bias
+        elif self.method == "linear":
+            z = _normalise(features) @ self.weights.T + self.bias
         else:
+            emb = _normalise(features)
             z = np.stack([(emb @ self.prototypes[label].T).max(axis=1) * self.scale
                           for label in self.labels], axis=1)
-        scores = _log_softmax(z)
-        if head_logits is not None and self.model_weight:
-            cols = [list(head_labels).index(label) for label in self.labels]
+        scores = _log_softmax(np.asarray(z, np.float64))
+        if prior is not None and self.model_weight:
+            cols = [list(prior_labels).index(label) for label in self.labels]
             scores = scores + self.model_weight * _log_softmax(
-                np.asarray(head_logits, np.float64)[:, cols])
+                np.asarray(prior, np.float64)[:, cols])
         return scores
 
-    def predict(self, embeddings: np.ndarray, head_logits: np.ndarray | None = None,
-                head_labels: Sequence[str] | None = None, top_k: int = 3) -> list[Prediction]:
-        if len(embeddings) == 0:
+    def predict(self, features: np.ndarray, prior: np.ndarray | None = None,
+                prior_labels: Sequence[str] | None = None, top_k: int = 3) -> list[Prediction]:
+        if len(features) == 0:
             return []
-        probs = softmax(self.logits(embeddings, head_logits, head_labels))
+        probs = softmax(self.logits(features, prior, prior_labels))
         out = []
         for row in probs:
             order = np.argsort(-row, kind="stable")[:max(1, top_k)]
@@ -213,9 +472,12 @@ class Adaptation:
                 "model_weight": self.model_weight,
                 "prototypes": {k: np.round(v, 6).tolist() for k, v in self.prototypes.items()},
                 "captures": self.captures}
-        if self.method == "linear":
+        if self.method in ("linear", "finetune"):
             data["weights"] = np.round(self.weights, 6).tolist()
             data["bias"] = np.round(self.bias, 6).tolist()
+        if self.method == "finetune":
+            data["conv_weights"] = np.round(self.conv_weights, 6).tolist()
+            data["conv_bias"] = np.round(self.conv_bias, 6).tolist()
         if self.cv is not None:
             data["cross_validation"] = self.cv
         return data
@@ -223,49 +485,47 @@ class Adaptation:
     @classmethod
     def from_json(cls, model: str, data: dict) -> Adaptation:
         protos = {k: _normalise(np.asarray(v, np.float64)) for k, v in data["prototypes"].items()}
-        linear = data["method"] == "linear"
+
+        def array(key: str, dtype=np.float64):
+            return np.asarray(data[key], dtype) if key in data else None
+
+        tuned = data["method"] == "finetune"
         return cls(model, data["head"], protos, dict(data["captures"]), data["method"],
                    float(data["scale"]), float(data["model_weight"]),
-                   np.asarray(data["weights"], np.float64) if linear else None,
-                   np.asarray(data["bias"], np.float64) if linear else None,
-                   data.get("cross_validation"))
+                   array("weights", np.float32 if tuned else np.float64),
+                   array("bias", np.float32 if tuned else np.float64),
+                   data.get("cross_validation"),
+                   array("conv_weights", np.float32), array("conv_bias", np.float32))
 
 
-def cross_validate(model: str, head: str, embeddings: np.ndarray, labels: Sequence[str],
-                   pieces: Sequence[str], head_logits: np.ndarray | None = None,
-                   head_labels: Sequence[str] | None = None, method: str = "prototypes",
-                   model_weight: float | None = None) -> dict:
-    """Accuracy on the captures, each read by an adaptation made without it: overall and
-    per class (None where a class has a single capture).
-
-    ``embeddings`` is (captures, views, d): each capture's views (its quarter turns) are
-    trained on together and left out together; a left-out capture is read from its first
-    view (and its ``head_logits`` row). Folds: the k-th capture of every face (label and
-    piece) falls in fold k mod ``FOLDS``, so each fold leaves out one capture of each."""
-    emb = np.asarray(embeddings, np.float64)
-    if emb.ndim == 2:
-        emb = emb[:, None, :]
-    labels, pieces = list(labels), list(pieces)
-    views = emb.shape[1]
+def folds(labels: Sequence[str], pieces: Sequence[str]) -> list[int]:
+    """The k-th capture of every face (label and piece) falls in fold k mod ``FOLDS``."""
     seen: Counter = Counter()
-    fold = []
+    out = []
     for key in zip(labels, pieces, strict=True):
-        fold.append(seen[key] % FOLDS)
+        out.append(seen[key] % FOLDS)
         seen[key] += 1
-    right = defaultdict(int)
-    total = defaultdict(int)
+    return out
+
+
+def cross_validate(labels: Sequence[str], pieces: Sequence[str],
+                   fit: Callable[[list[int]], Adaptation],
+                   read: Callable[[Adaptation, list[int]], list[Prediction]]) -> dict:
+    """Accuracy on the captures, each read by an adaptation made without it (``fit``:
+    from the captures of those indices; ``read``: the predictions for those captures):
+    overall and per class (None where a class has a single capture). Folds: ``folds``,
+    so each fold leaves out one capture of each face."""
+    labels = list(labels)
+    fold = folds(labels, pieces)
+    right: dict[str, int] = defaultdict(int)
+    total: dict[str, int] = defaultdict(int)
     for f in sorted(set(fold)):
         keep = [j for j in range(len(labels)) if fold[j] != f]
         out = [i for i in range(len(labels))
                if fold[i] == f and labels[i] in {labels[j] for j in keep}]
         if not out:
             continue
-        ad = Adaptation.fit(model, head, emb[keep].reshape(-1, emb.shape[2]),
-                            np.repeat([labels[j] for j in keep], views),
-                            np.repeat([pieces[j] for j in keep], views),
-                            method=method, model_weight=model_weight)
-        logits = None if head_logits is None else np.asarray(head_logits)[out]
-        for i, pred in zip(out, ad.predict(emb[out, 0], logits, head_labels, 1), strict=True):
+        for i, pred in zip(out, read(fit(keep), out), strict=True):
             total[labels[i]] += 1
             right[labels[i]] += pred.label == labels[i]
     per_class = {label: (round(right[label] / total[label], 3) if total[label] else None)
@@ -293,10 +553,11 @@ def quarter_turns(crop: np.ndarray) -> list[np.ndarray]:
 class Session:
     """The captures of one enrolment, embedded (with their quarter turns) as they come.
 
-    ``method``: ``prototypes`` (with the model's head beside them), ``linear`` (a new
-    last layer), ``nearest`` (the nearest capture), or ``auto``: those of
-    ``AUTO_METHODS``, and the one with the best cross-validated accuracy on the captures
-    (the first on a tie)."""
+    ``method``: one of ``METHODS``, or ``auto``: those of ``AUTO_METHODS``, and the one
+    with the best cross-validated accuracy on the captures (the first on a tie).
+    ``augmentations``: views per quarter turn a capture gives fine-tuning (the first as
+    captured): ``AUGMENT_ROWS`` rows in all for the plan's faces at ``CAPTURES`` each,
+    at most ``AUGMENT_MAX``."""
 
     def __init__(self, plan_: Plan, classifier: Classifier, method: str = "auto"):
         if method not in (*METHODS, "auto"):
@@ -306,15 +567,21 @@ class Session:
         self.method = method
         self.crops: list[np.ndarray] = []
         self.faces: list[Face] = []
+        self.prior_labels: tuple[str, ...] = ()
+        self.augmentations = int(np.clip(AUGMENT_ROWS // (4 * CAPTURES * len(plan_.faces)),
+                                         1, AUGMENT_MAX))
         self._emb: list[np.ndarray] = []  # (4, d) per capture
-        self._logits: list[np.ndarray] = []  # the head's logits of the capture as shown
-        self._head = list(classifier.heads).index(plan_.head)
+        self._prior: list[np.ndarray] = []  # the model's log-probabilities, as shown
+        self._tuning: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # im2col, prior per view
 
     def add(self, face: Face, crop: np.ndarray) -> None:
         self.crops.append(crop)
         self.faces.append(face)
         self._emb.append(self.classifier.embed(quarter_turns(crop)))
-        self._logits.append(self.classifier.logits([crop])[self._head][0])
+        self.prior_labels, prior = head_log_probs(self.classifier.heads,
+                                                  self.classifier.logits([crop]),
+                                                  self.plan.head)
+        self._prior.append(prior[0])
 
     def capture(self, faces: Sequence[Face], times: int, capture: Capture,
                 say: Callable[[str], None]) -> None:
@@ -326,21 +593,63 @@ class Session:
                     raise EnrolError(f"the source ended before {face.prompt} was captured")
                 self.add(face, crop)
 
+    def _tuned(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Capture ``i``'s views for fine-tuning (the first: as captured): im2col
+        activations and the model's log-probabilities."""
+        if i not in self._tuning:
+            rng = np.random.default_rng(i)
+            views = [v for turn in quarter_turns(self.crops[i])
+                     for v in [turn] + [augment(turn, rng)
+                                        for _ in range(self.augmentations - 1)]]
+            cols, logits = tap(self.classifier).run(views)
+            self._tuning[i] = cols, head_log_probs(self.classifier.heads, logits,
+                                                   self.plan.head)[1]
+        return self._tuning[i]
+
+    def _fit(self, method: str, keep: Sequence[int]) -> Adaptation:
+        labels = [self.faces[i].label for i in keep]
+        pieces = [self.faces[i].piece for i in keep]
+        emb = np.array([self._emb[i] for i in keep])
+        views = emb.shape[1]
+        tuning = None
+        if method == "finetune":
+            parts = [self._tuned(i) for i in keep]
+            tuning = Tuning(np.concatenate([c for c, _ in parts]),
+                            [label for label, (c, _) in zip(labels, parts, strict=True)
+                             for _ in range(len(c))],
+                            np.concatenate([p for _, p in parts]), self.prior_labels,
+                            tap(self.classifier))
+        return Adaptation.fit(self.plan.model, self.plan.head,
+                              emb.reshape(-1, emb.shape[2]), np.repeat(labels, views),
+                              np.repeat(pieces, views), captures=dict(Counter(labels)),
+                              method=method, tuning=tuning)
+
+    def _read(self, ad: Adaptation, out: Sequence[int]) -> list[Prediction]:
+        if ad.method == "finetune":
+            features = np.array([self._tuned(i)[0][0] for i in out])
+        else:
+            features = np.array([self._emb[i][0] for i in out])
+        return ad.predict(features, np.array([self._prior[i] for i in out]),
+                          self.prior_labels, 1)
+
     def adapt(self) -> Adaptation:
+        """The adaptation of ``method`` (``auto``: the best cross-validated), its
+        cross-validation in ``cv`` (with every method's accuracy under ``methods``)."""
         labels = [f.label for f in self.faces]
         pieces = [f.piece for f in self.faces]
-        emb = np.array(self._emb)
-        views = emb.shape[1]
         best = None
         scores = {}
-        for method in (AUTO_METHODS if self.method == "auto" else (self.method,)):
-            ad = Adaptation.fit(self.plan.model, self.plan.head,
-                                emb.reshape(-1, emb.shape[2]), np.repeat(labels, views),
-                                np.repeat(pieces, views), captures=dict(Counter(labels)),
-                                method=method)
-            ad.cv = cross_validate(self.plan.model, self.plan.head, emb, labels, pieces,
-                                   np.array(self._logits),
-                                   self.classifier.heads[self.plan.head], method)
+        methods = AUTO_METHODS if self.method == "auto" else (self.method,)
+        if self.method == "auto":
+            try:
+                tap(self.classifier)
+            except EnrolError:  # no onnx package, or a model that is no plain CNN
+                methods = tuple(m for m in methods if m != "finetune")
+        for method in methods:
+            with _one_blas_thread():
+                ad = self._fit(method, range(len(labels)))
+                ad.cv = cross_validate(labels, pieces,
+                                       lambda keep, m=method: self._fit(m, keep), self._read)
             scores[method] = ad.cv["accuracy"]
             if best is None or (ad.cv["accuracy"] or 0) > (best.cv["accuracy"] or 0):
                 best = ad
@@ -373,27 +682,73 @@ def enrol(game: str, capture: Capture, *, captures: int = CAPTURES, more: int = 
 
 # --------------------------------------------------------------------------- reading
 
+def _stone_heads(labels: Sequence[str], probs: np.ndarray, heads: dict[str, tuple[str, ...]],
+                 top_k: int) -> dict[str, Prediction]:
+    """Token probabilities -> the stone model's kind, digit and side predictions: the
+    kind's probability summed over its tokens; digit and side given the most probable
+    coloured kind (so ``stone_token``'s product of the three is about the token's)."""
+    kinds = {letter: kind for kind, letter in STONE_LETTERS.items()}
+    kind_of = ["white" if t == "W" else kinds[t[0].upper()] for t in labels]
+
+    def prediction(dist: dict[str, float]) -> Prediction:
+        total = sum(dist.values()) or 1.0
+        top = sorted(((k, v / total) for k, v in dist.items()), key=lambda kv: -kv[1])
+        top = tuple(top[:max(1, top_k)])
+        return Prediction(top[0][0], top[0][1], top)
+
+    kind = {k: float(sum(p for p, c in zip(probs, kind_of, strict=True) if c == k))
+            for k in heads["kind"]}
+    coloured = max((k for k in kind if k != "white"), key=kind.get)
+    digit = dict.fromkeys(heads["digit"], 0.0)
+    side = dict.fromkeys(heads["side"], 0.0)
+    for t, p, k in zip(labels, probs, kind_of, strict=True):
+        if k == coloured:
+            digit[t[1:]] += float(p)
+            side["active" if t[0].isupper() else "inactive"] += float(p)
+    return {"kind": prediction(kind), "digit": prediction(digit), "side": prediction(side)}
+
+
 class Profile:
-    """A loaded enrolment profile: per model, the adapted head's prototypes."""
+    """A loaded enrolment profile: per model, the adapted head."""
 
     def __init__(self, profile: EnrolmentProfile):
         self.game = profile.game
         self.adaptations = {name: Adaptation.from_json(name, data)
                             for name, data in profile.models.items()}
+        tuned = [name for name, ad in self.adaptations.items() if ad.method == "finetune"]
+        if tuned:
+            try:
+                import onnx  # noqa: F401  (Tap reads the model's last layer with it)
+            except ImportError:
+                raise EnrolError(f"the profile's fine-tuned {', '.join(tuned)} needs the onnx "
+                                 "package to be read (pip install onnx), or enrol again with "
+                                 "--method prototypes or linear") from None
 
     def predict(self, model_name: str, classifier: Classifier, crops: Sequence[np.ndarray],
                 top_k: int = 3) -> list[dict[str, Prediction]]:
-        """``classifier.predict(crops)`` with the enrolled head read from the prototypes
-        (unchanged when this profile does not adapt ``model_name``)."""
+        """``classifier.predict(crops)`` with the enrolled head read through the
+        adaptation (unchanged when this profile does not adapt ``model_name``)."""
         predictions = classifier.predict(crops, top_k)
         ad = self.adaptations.get(model_name)
         if ad is None or not crops:
             return predictions
-        head_logits = classifier.logits(crops)[list(classifier.heads).index(ad.head)]
-        adapted = ad.predict(classifier.embed(crops), head_logits, classifier.heads[ad.head],
-                             top_k)
-        for pred, new in zip(predictions, adapted, strict=True):
-            pred[ad.head] = new
+        if ad.method == "finetune":
+            t = tap(classifier)
+            if ad.conv_weights.shape != (len(t.weight), t.weight[0].size):
+                raise EnrolError(f"the profile's {model_name} layer does not fit "
+                                 f"{classifier.path.name}: enrol again for this model")
+            features, logits = t.run(crops)
+        else:
+            features, logits = classifier.embed(crops), classifier.logits(crops)
+        labels, prior = head_log_probs(classifier.heads, logits, ad.head)
+        if ad.head != TOKEN:
+            for pred, new in zip(predictions, ad.predict(features, prior, labels, top_k),
+                                 strict=True):
+                pred[ad.head] = new
+            return predictions
+        probs = softmax(ad.logits(features, prior, labels))
+        for pred, row in zip(predictions, probs, strict=True):
+            pred.update(_stone_heads(ad.labels, row, classifier.heads, top_k))
         return predictions
 
 

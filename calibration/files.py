@@ -254,7 +254,7 @@ class EnrolmentProfile:
         models = r.sub("models")
         for _, m in models.items():
             m.string("head")
-            method = m.string("method", ("prototypes", "linear", "nearest"))
+            method = m.string("method", ("prototypes", "linear", "nearest", "finetune"))
             m.number("scale", 0)
             m.number("model_weight", 0)
             protos = m.sub("prototypes")
@@ -264,10 +264,16 @@ class EnrolmentProfile:
                 m.fail("prototypes", "must name at least one class")
             if len(sizes) != 1:
                 m.fail("prototypes", "must all have the same length")
+            classes = len(protos.data)
             if method == "linear":
-                classes = len(protos.data)
                 m.array("weights", (classes, sizes.pop()), "one row per class, as long as "
                                                            "the prototypes")
+                m.array("bias", (classes,), "one number per class")
+            if method == "finetune":  # the model's last convolution retrained, a new head
+                conv = m.array("conv_weights", (None, None), "one row per output channel")
+                m.array("conv_bias", (conv.shape[0],), "one number per output channel")
+                m.array("weights", (classes, conv.shape[0]), "one row per class, one "
+                                                             "column per output channel")
                 m.array("bias", (classes,), "one number per class")
             m.sub("captures")
         return cls(r.string("game"), models.data, r.date())

@@ -17,6 +17,8 @@ from calibration.enrol import EnrolError, Face
 
 RENDER_SIZE = 64
 DIE_CENTRE = 0.625  # die crops keep their centre, as the pip model's training crops do
+STONE_RENDER_SIZE, STONE_CENTRE = 80, 0.55  # as the stone model's training crops
+STONE_COLOURS = {"W": "white", "B": "blue", "R": "red", "K": "black", "O": "orange"}
 BATCH = 24
 MAX_RENDERS = 4000  # per face asked for, before giving up
 
@@ -27,6 +29,9 @@ def crop_key(kind: str, label: dict) -> tuple[str, str]:
         return ("natural", "green")[label["player"]] + " cube", label["label"]
     if kind == "die":
         return f"{label['colour']} die", str(label["top"])
+    if kind == "stone":  # one piece per stone: its two sides are two faces
+        token = label["token"]
+        return " ".join((STONE_COLOURS[token[0].upper()], *token[1:], "stone")), token
     raise EnrolError(f"no synthetic captures of {kind!r} crops")
 
 
@@ -35,14 +40,15 @@ def render(kind: str, n: int, seed: int, start: int = 0, variant: str | None = N
     from vision.render.crops import render_crops
 
     extra = {} if variant is None else {"variant": variant}
+    size, keep = {"die": (RENDER_SIZE, DIE_CENTRE),
+                  "stone": (STONE_RENDER_SIZE, STONE_CENTRE)}.get(kind, (RENDER_SIZE, 1.0))
     try:
-        images, labels = render_crops(kind, n, seed, size=RENDER_SIZE, start=start, **extra)
-    except TypeError:
-        raise EnrolError(f"this renderer has no crop variant {variant!r}") from None
-    crops = list(images)
-    if kind == "die":
-        lo = round(RENDER_SIZE * (1 - DIE_CENTRE) / 2)
-        crops = [c[lo:RENDER_SIZE - lo, lo:RENDER_SIZE - lo] for c in crops]
+        images, labels = render_crops(kind, n, seed, size=size, start=start, **extra)
+    except (TypeError, ValueError) as err:
+        raise EnrolError(f"the renderer cannot make {variant or 'default'} {kind} crops "
+                         f"({err})") from None
+    lo = round(size * (1 - keep) / 2)
+    crops = [c[lo:size - lo, lo:size - lo] for c in images]
     return crops, [crop_key(kind, label) for label in labels]
 
 
