@@ -62,6 +62,9 @@ CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
 CARD_BAND_MM = 7.25  # the Cubes board's printed band, inside the edge
 CARD_PITCH_MM = 30.0  # the Cubes board's grid
 LEATHER_LIP_MM = np.array([-0.35, 0.35])  # the light lip beside a leather groove
+# the light stitching inside the edge (Neunfeld's, 1.6 mm in, lies too close to its
+# fields' outlines to show apart)
+LEATHER_STITCH_MM = {"tyr": 6.0}
 MARK_MIN = 4.0  # colour levels: weakest mark difference that names a quarter turn
 
 
@@ -349,13 +352,14 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     grey = fit_grey(image)
     sign = -1.0 if geom.material == "ceramic" else 0.0
     best = (0.0, None, None)
-    top = 0.0  # the best alignment score so far
+    top = first = 0.0  # the best alignment score so far, and at the first tolerance
     quads = coarse_candidates(image, geom)
     for inset, quad in ((i, q) for i in _insets(geom) for q in quads):
         start = _grown(name_corners(quad, geom), geom, inset)
         if not cv2.isContourConvex(start.astype(np.float32)):
             continue
-        aligned, score = align(grey, start, geom, sign)
+        aligned, score, coarse = align(grey, start, geom, sign, ALIGNED_SHARE * first)
+        first = max(first, coarse)
         if score < ALIGNED_SHARE * top or not cv2.isContourConvex(
                 aligned.astype(np.float32)):
             continue
@@ -492,6 +496,8 @@ def _segments(geom: Geometry):
         for c, a, b, f in sorted({(mean[round(c, 3)], a, b, f)
                                   for ax, c, a, b, f in lines if ax == axis}):
             segs.append(((a, c), (b, c), True, f) if axis == "h" else ((c, a), (c, b), True, f))
+    if geom.game in LEATHER_STITCH_MM:  # the stitching round the edge, a line of its own
+        segs += [(p, q, True, False) for p, q in rect(LEATHER_STITCH_MM[geom.game])]
     return segs
 
 
@@ -510,7 +516,7 @@ def edge_model(geom: Geometry) -> EdgeModel:
         t = t[(t * length > 1.2) & ((1 - t) * length > 1.2)]
         d = (b - a) / length
         p = a + t[:, None] * (b - a)
-        if is_line and geom.material == "leather":
+        if is_field and geom.material == "leather":
             p = p + LEATHER_LIP_MM  # the embossed border's light lip, the line that shows
         pts.append(p)
         nrm.append(np.tile([-d[1], d[0]], (len(t), 1)))
@@ -594,9 +600,11 @@ def _normals_px(H: np.ndarray, pts: np.ndarray, nrm: np.ndarray, px: np.ndarray)
 def _signs(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
            model: EdgeModel) -> np.ndarray:
     """Per model point, the sign ``_search`` looks for: the painted lines' polarity; for
-    the outline and the other steps (the Cubes band), whether the image gets brighter
-    or darker across them where ``corners`` put them (each group by its median: the
-    pieces' and shadows' edges inside and outside mostly have the other sign)."""
+    each side of the outline and for the other steps (the Cubes band), whether the image
+    gets brighter or darker across them where ``corners`` put them (each group by its
+    median: the pieces' and shadows' edges inside and outside mostly have the other
+    sign; each side its own: beyond the near sides of a board seen obliquely lies its
+    darker side face, beyond the far ones the table)."""
     H = _H(corners, geom)
     px = _project(H, model.points)
     n = _normals_px(H, model.points, model.normals, px)
@@ -610,7 +618,9 @@ def _signs(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
 
     contrast = mean(outside) - mean(inside)
     sign = np.full(len(model.line), model.polarity)
-    for group in (model.outline, ~model.outline & ~model.line):
+    sides = [model.outline & np.all(model.normals == n, axis=1)
+             for n in ((0.0, 1.0), (1.0, 0.0), (0.0, -1.0), (-1.0, 0.0))]
+    for group in (*sides, ~model.outline & ~model.line):
         if group.any():
             sign[group] = 1.0 if np.median(contrast[group]) > 0 else -1.0
     if geom.material == "ceramic":  # white glaze: darker beyond (its side, its shadow)

@@ -187,12 +187,13 @@ def _saturated(m: np.ndarray) -> np.ndarray:
     return cv2.min(m * np.float32(1 / max(top, 1e-3)), 1.0)
 
 
-def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0) -> tuple[
-        np.ndarray, float]:
+def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
+          floor: float = 0.0) -> tuple[np.ndarray, float, float]:
     """``corners`` (nw, ne, se, sw, image px of ``grey``, the float32 grey the fit reads)
-    moved to where the board's edge model scores best (see the module doc), and that
-    score (0..1). ``sign``: the outline's step, -1 darker beyond the board, +1 lighter,
-    0 either."""
+    moved to where the board's edge model scores best (see the module doc), that score
+    (0..1) and the score at the first tolerance. ``sign``: the outline's step, -1 darker
+    beyond the board, +1 lighter, 0 either. A quad that scores under ``floor`` at the
+    first tolerance is not searched further: ``corners`` come back with a score of 0."""
     pts, nrm, is_line, outline = _points(geom)
     corners = np.asarray(corners, np.float64)
     side = float(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).max())
@@ -202,7 +203,7 @@ def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0) -> tup
     x0, y0 = np.maximum(np.floor(corners.min(axis=0) - margin), 0).astype(int)
     x1, y1 = np.minimum(np.ceil(corners.max(axis=0) + margin), [w, h]).astype(int)
     if x1 - x0 < 8 or y1 - y0 < 8:
-        return corners, 0.0
+        return corners, 0.0, 0.0
     crop = grey[y0:y1, x0:x1]
     if scale < 1.0:
         crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -221,23 +222,25 @@ def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0) -> tup
     # (the Cubes band) either way
     sides = []
     side_of = np.full(len(pts), 4)
+    mm = geom.corners_mm()
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
         d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
-        n = np.array([d[1], -d[0]])  # outward: the quad runs clockwise on screen
-        along = gx * n[0] + gy * n[1]
+        along = gx * d[1] - gy * d[0]  # outward: the quad runs clockwise on screen
         sides.append(_saturated(np.abs(along) if sign == 0 else np.maximum(sign * along, 0)))
-        mm = geom.corners_mm()
         e = (mm[(i + 1) % 4] - mm[i]) / np.linalg.norm(mm[(i + 1) % 4] - mm[i])
-        on = outline & (np.abs(nrm @ np.array([-e[1], e[0]]) - 1) < 1e-6)
-        side_of[on] = i
+        side_of[outline & (np.abs(nrm @ np.array([-e[1], e[0]]) - 1) < 1e-6)] = i
     sides.append(_saturated(np.sqrt(gx * gx + gy * gy)))
-    src = geom.corners_mm().astype(np.float32)
-    score = 0.0
+    src = mm.astype(np.float32)
     short = float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).min())
-    for reach in REACHES:
+    first = 0.0
+    for level, reach in enumerate(REACHES):
         r = int(round(min(reach * side * scale, SHORT_REACH * short)))
         maps = _Maps(sides, line, r, pts, side_of, is_line, geom.width / geom.depth)
         step = max(r, 1.0)
         quad, score = _search(maps, quad, src, step, max(step / 4, 0.25))
-    return (quad + 0.5) / scale - 0.5 + [x0, y0], score
+        if level == 0:
+            first = score
+            if score < floor:
+                return corners, 0.0, first
+    return (quad + 0.5) / scale - 0.5 + [x0, y0], score, first
