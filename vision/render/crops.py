@@ -254,6 +254,19 @@ def _shoot(table: _Table, cam: Camera, target: Box, rng,
     return apply_effects(p.image(), crop_effects(rng), rng), p
 
 
+_DIRECTIONS: dict[bytes, list[str]] = {}
+
+
+def _directions(R_body: np.ndarray) -> list[str]:
+    """The board direction each face (BOX_NORMALS order) of a box turned by ``R_body``
+    (one of the 24 rotations) faces."""
+    key = R_body.tobytes()
+    if key not in _DIRECTIONS:
+        _DIRECTIONS[key] = [direction_of(R_body @ np.array(n, np.float64))
+                            for n in BOX_NORMALS]
+    return _DIRECTIONS[key]
+
+
 def _clip(x, lo, hi):
     return float(min(max(x, lo), hi))
 
@@ -307,8 +320,7 @@ def _cube_table(pool: CropPool, rng, looks):
             box = table.put(Box(center, R_board @ rot_z(yaw) @ R_body, _CUBE_HALF, faces,
                                 _CUBE_MATERIAL, z_top, group=c), True, contact=level == 0)
             if c == target and level == below:
-                directions = [direction_of(R_body @ np.array(v, np.float64))
-                              for v in BOX_NORMALS]
+                directions = _directions(R_body)
                 found = (box, {"player": player, "level": level, "directions": directions,
                                "faces": dict(zip(directions, _CUBE_LABELS, strict=True))})
     return table, *found
@@ -406,7 +418,7 @@ def _die_item(pool, rng, looks, size):
         box = table.put(Box(center, rot_z(board.yaw + yaw) @ R_body, _DIE_HALF, textures,
                             _DIE_MATERIAL, rest, group=c), rest > 0)
         if c == target:
-            directions = [direction_of(R_body @ np.array(n, np.float64)) for n in BOX_NORMALS]
+            directions = _directions(R_body)
             found = (box, top, directions, dict(zip(directions, numbers, strict=True)))
     box, top, directions, faces = found
     cam = crop_camera(rng, box.center, pieces.DIE_MM * 1.6, size, rng.uniform(0.55, 0.8))
