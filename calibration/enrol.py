@@ -111,6 +111,13 @@ def plan(game: str) -> Plan:
     raise EnrolError(f"unknown game {game!r}")
 
 
+def _prediction(labels: Sequence[str], row: np.ndarray, top_k: int) -> Prediction:
+    """The best of ``labels`` by probability ``row``, with the top-k."""
+    order = np.argsort(-row, kind="stable")[:max(1, top_k)]
+    top = tuple((labels[j], float(row[j])) for j in order)
+    return Prediction(top[0][0], top[0][1], top)
+
+
 def _log_softmax(x: np.ndarray) -> np.ndarray:
     x = x - x.max(axis=1, keepdims=True)
     return x - np.log(np.exp(x).sum(axis=1, keepdims=True))
@@ -348,6 +355,7 @@ METHODS = ("prototypes", "linear", "nearest", "finetune")
 #: few captures promised more than it gave on the real dice (docs/calibration.md)
 AUTO_METHODS = ("prototypes", "linear", "finetune")
 LINEAR_STEPS = 300
+READ_TURNS = 4  # a profile reads a crop from its quarter turns (Session's default)
 LINEAR_RATE = 0.5
 LINEAR_DECAY = 1e-3
 
@@ -373,6 +381,7 @@ class Adaptation:
     cv: dict | None = None  # cross-validation report
     conv_weights: np.ndarray | None = None
     conv_bias: np.ndarray | None = None
+    turns: int = 1  # views a crop is read from: 1, or 4 (its quarter turns, averaged)
 
     @classmethod
     def fit(cls, model: str, head: str, embeddings: np.ndarray, labels: Sequence[str],
@@ -455,21 +464,29 @@ class Adaptation:
                 np.asarray(prior, np.float64)[:, cols])
         return scores
 
+    def probabilities(self, views: Sequence[tuple[np.ndarray, np.ndarray | None]],
+                      prior_labels: Sequence[str] | None = None) -> np.ndarray:
+        """(n, classes) probabilities from one or more views of the same crops (their
+        quarter turns: ``turns``), each ``(features, prior)`` as ``logits`` takes them:
+        the views' log-probabilities averaged, renormalised."""
+        scores = [_log_softmax(self.logits(f, p, prior_labels)) for f, p in views]
+        return softmax(sum(scores) / len(scores))
+
     def predict(self, features: np.ndarray, prior: np.ndarray | None = None,
-                prior_labels: Sequence[str] | None = None, top_k: int = 3) -> list[Prediction]:
-        if len(features) == 0:
+                prior_labels: Sequence[str] | None = None, top_k: int = 3,
+                views: Sequence[tuple[np.ndarray, np.ndarray | None]] | None = None
+                ) -> list[Prediction]:
+        """The crops' predictions from one view (``features``, ``prior``) or, given
+        ``views``, from all of them (``probabilities``)."""
+        views = views or [(features, prior)]
+        if len(views[0][0]) == 0:
             return []
-        probs = softmax(self.logits(features, prior, prior_labels))
-        out = []
-        for row in probs:
-            order = np.argsort(-row, kind="stable")[:max(1, top_k)]
-            top = tuple((self.labels[j], float(row[j])) for j in order)
-            out.append(Prediction(top[0][0], top[0][1], top))
-        return out
+        return [_prediction(self.labels, row, top_k)
+                for row in self.probabilities(views, prior_labels)]
 
     def to_json(self) -> dict:
         data = {"head": self.head, "method": self.method, "scale": self.scale,
-                "model_weight": self.model_weight,
+                "model_weight": self.model_weight, "turns": self.turns,
                 "prototypes": {k: np.round(v, 6).tolist() for k, v in self.prototypes.items()},
                 "captures": self.captures}
         if self.method in ("linear", "finetune"):
@@ -495,7 +512,8 @@ class Adaptation:
                    array("weights", np.float32 if tuned else np.float64),
                    array("bias", np.float32 if tuned else np.float64),
                    data.get("cross_validation"),
-                   array("conv_weights", np.float32), array("conv_bias", np.float32))
+                   array("conv_weights", np.float32), array("conv_bias", np.float32),
+                   int(data.get("turns", 1)))
 
 
 def folds(labels: Sequence[str], pieces: Sequence[str]) -> list[int]:
@@ -557,31 +575,37 @@ class Session:
     with the best cross-validated accuracy on the captures (the first on a tie).
     ``augmentations``: views per quarter turn a capture gives fine-tuning (the first as
     captured): ``AUGMENT_ROWS`` rows in all for the plan's faces at ``CAPTURES`` each,
-    at most ``AUGMENT_MAX``."""
+    at most ``AUGMENT_MAX``. ``turns``: the profile reads a crop from its four quarter
+    turns (4, ``READ_TURNS``) or as it is (1); the cross-validation reads the same way."""
 
-    def __init__(self, plan_: Plan, classifier: Classifier, method: str = "auto"):
+    def __init__(self, plan_: Plan, classifier: Classifier, method: str = "auto",
+                 turns: int = READ_TURNS):
         if method not in (*METHODS, "auto"):
             raise EnrolError(f"unknown method {method!r} (known: auto, {', '.join(METHODS)})")
+        if turns not in (1, 4):
+            raise EnrolError(f"a crop is read from 1 or 4 quarter turns, not {turns}")
         self.plan = plan_
         self.classifier = classifier
         self.method = method
+        self.turns = turns
         self.crops: list[np.ndarray] = []
         self.faces: list[Face] = []
         self.prior_labels: tuple[str, ...] = ()
         self.augmentations = int(np.clip(AUGMENT_ROWS // (4 * CAPTURES * len(plan_.faces)),
                                          1, AUGMENT_MAX))
-        self._emb: list[np.ndarray] = []  # (4, d) per capture
-        self._prior: list[np.ndarray] = []  # the model's log-probabilities, as shown
+        self._emb: list[np.ndarray] = []  # (4, d) per capture: its quarter turns
+        self._prior: list[np.ndarray] = []  # (4, labels): the model's log-probabilities
         self._tuning: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # im2col, prior per view
 
     def add(self, face: Face, crop: np.ndarray) -> None:
         self.crops.append(crop)
         self.faces.append(face)
-        self._emb.append(self.classifier.embed(quarter_turns(crop)))
+        turns = quarter_turns(crop)
+        self._emb.append(self.classifier.embed(turns))
         self.prior_labels, prior = head_log_probs(self.classifier.heads,
-                                                  self.classifier.logits([crop]),
+                                                  self.classifier.logits(turns),
                                                   self.plan.head)
-        self._prior.append(prior[0])
+        self._prior.append(prior)
 
     def capture(self, faces: Sequence[Face], times: int, capture: Capture,
                 say: Callable[[str], None]) -> None:
@@ -619,18 +643,22 @@ class Session:
                              for _ in range(len(c))],
                             np.concatenate([p for _, p in parts]), self.prior_labels,
                             tap(self.classifier))
-        return Adaptation.fit(self.plan.model, self.plan.head,
-                              emb.reshape(-1, emb.shape[2]), np.repeat(labels, views),
-                              np.repeat(pieces, views), captures=dict(Counter(labels)),
-                              method=method, tuning=tuning)
+        ad = Adaptation.fit(self.plan.model, self.plan.head,
+                            emb.reshape(-1, emb.shape[2]), np.repeat(labels, views),
+                            np.repeat(pieces, views), captures=dict(Counter(labels)),
+                            method=method, tuning=tuning)
+        ad.turns = self.turns
+        return ad
 
     def _read(self, ad: Adaptation, out: Sequence[int]) -> list[Prediction]:
-        if ad.method == "finetune":
-            features = np.array([self._tuned(i)[0][0] for i in out])
-        else:
-            features = np.array([self._emb[i][0] for i in out])
-        return ad.predict(features, np.array([self._prior[i] for i in out]),
-                          self.prior_labels, 1)
+        views = []
+        for k in range(ad.turns):  # quarter turn k of each capture, as captured
+            if ad.method == "finetune":
+                features = np.array([self._tuned(i)[0][k * self.augmentations] for i in out])
+            else:
+                features = np.array([self._emb[i][k] for i in out])
+            views.append((features, np.array([self._prior[i][k] for i in out])))
+        return ad.predict(None, prior_labels=self.prior_labels, top_k=1, views=views)
 
     def adapt(self) -> Adaptation:
         """The adaptation of ``method`` (``auto``: the best cross-validated), its
@@ -659,12 +687,13 @@ class Session:
 
 def enrol(game: str, capture: Capture, *, captures: int = CAPTURES, more: int = 3,
           rounds: int = 2, classifier: Classifier | None = None, method: str = "auto",
-          say: Callable[[str], None] = print) -> tuple[EnrolmentProfile, Session]:
+          turns: int = READ_TURNS, say: Callable[[str], None] = print
+          ) -> tuple[EnrolmentProfile, Session]:
     """Ask for every face ``captures`` times, then, while a class is weak, ``more`` times
     each face of the weak classes (at most ``rounds`` times). Returns the profile."""
     p = plan(game)
     model = classifier or Classifier.load(p.model)
-    session = Session(p, model, method)
+    session = Session(p, model, method, turns)
     session.capture(p.faces, captures, capture, say)
     ad = session.adapt()
     for _ in range(rounds):
@@ -691,10 +720,8 @@ def _stone_heads(labels: Sequence[str], probs: np.ndarray, heads: dict[str, tupl
     kind_of = ["white" if t == "W" else kinds[t[0].upper()] for t in labels]
 
     def prediction(dist: dict[str, float]) -> Prediction:
-        total = sum(dist.values()) or 1.0
-        top = sorted(((k, v / total) for k, v in dist.items()), key=lambda kv: -kv[1])
-        top = tuple(top[:max(1, top_k)])
-        return Prediction(top[0][0], top[0][1], top)
+        row = np.array(list(dist.values()))
+        return _prediction(tuple(dist), row / (row.sum() or 1.0), top_k)
 
     kind = {k: float(sum(p for p, c in zip(probs, kind_of, strict=True) if c == k))
             for k in heads["kind"]}
@@ -732,21 +759,22 @@ class Profile:
         ad = self.adaptations.get(model_name)
         if ad is None or not crops:
             return predictions
+        views = [v for crop in crops for v in quarter_turns(crop)[:ad.turns]]  # one run
         if ad.method == "finetune":
             t = tap(classifier)
             if ad.conv_weights.shape != (len(t.weight), t.weight[0].size):
                 raise EnrolError(f"the profile's {model_name} layer does not fit "
                                  f"{classifier.path.name}: enrol again for this model")
-            features, logits = t.run(crops)
+            features, logits = t.run(views)
         else:
-            features, logits = classifier.embed(crops), classifier.logits(crops)
+            features, logits = classifier.embed(views), classifier.logits(views)
         labels, prior = head_log_probs(classifier.heads, logits, ad.head)
+        probs = ad.probabilities([(features[k::ad.turns], prior[k::ad.turns])
+                                  for k in range(ad.turns)], labels)
         if ad.head != TOKEN:
-            for pred, new in zip(predictions, ad.predict(features, prior, labels, top_k),
-                                 strict=True):
-                pred[ad.head] = new
+            for pred, row in zip(predictions, probs, strict=True):
+                pred[ad.head] = _prediction(ad.labels, row, top_k)
             return predictions
-        probs = softmax(ad.logits(features, prior, labels))
         for pred, row in zip(predictions, probs, strict=True):
             pred.update(_stone_heads(ad.labels, row, classifier.heads, top_k))
         return predictions

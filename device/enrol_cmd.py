@@ -1,7 +1,8 @@
 """``tableref enrol --game G --out profile.json``: adapt the crop classifier to this set.
 
 Asks (on stderr) to show each piece and face ``--captures`` times: each symbol of each
-player's cubes (e-SOLO-e, tic-tac-toe), each number of each die (Neunfeld, Tyr). Each
+player's cubes (e-SOLO-e, tic-tac-toe), each number of each die (Neunfeld, Tyr), each
+stone on both sides and a white stone (Cubes: 41 faces). Each
 capture is the ``--box`` of a frame from ``--source`` (a camera: hold the face up in the
 box and press Enter when stdin is a terminal); the default source is the synthetic
 renderer, which shows each face when asked (``--variant other-set``: a set unlike the
@@ -37,9 +38,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", help="--source synthetic: the renderer's set variant "
                                           "(e.g. other-set)")
     parser.add_argument("--seed", type=int, default=1, help="--source synthetic: seed")
-    parser.add_argument("--method", choices=("auto", "prototypes", "linear", "nearest"),
-                        default="auto", help="how to adapt (default auto: the better "
-                        "cross-validated of prototypes and a new last layer)")
+    parser.add_argument("--method",
+                        choices=("auto", "prototypes", "linear", "nearest", "finetune"),
+                        default="auto", help="how to adapt (default auto: the best "
+                        "cross-validated of prototypes, a new last layer and finetune, "
+                        "the model's last convolution retrained with a new head)")
+    parser.add_argument("--turns", type=int, choices=(1, 4), default=4,
+                        help="read each crop from its four quarter turns (default) or as "
+                             "it is (1: a quarter of the model runs)")
     parser.add_argument("--models-dir", metavar="DIR",
                         help="where the models lie (default: the project's models/)")
 
@@ -125,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         with context:
             profile, session = enrol(args.game, capture, captures=args.captures,
                                      more=args.more, classifier=model,
-                                     method=args.method, say=say)
+                                     method=args.method, turns=args.turns, say=say)
     except SourceError as e:
         return fail(1, str(e))
     except (EnrolError, ValueError) as e:
@@ -138,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     weak = weak_classes(cv)
     print(json.dumps({"written": args.out, "model": p.model, "head": p.head,
                       "method": profile.models[p.model]["method"],
+                      "turns": profile.models[p.model]["turns"],
                       "captures": cv["captures"], "cross_validated_accuracy": cv["accuracy"],
                       "per_class": cv["per_class"], "methods": cv["methods"],
                       "weak": weak}), flush=True)

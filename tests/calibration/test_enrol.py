@@ -100,14 +100,16 @@ def test_profile_file_round_trip(tmp_path, method):
     emb = [c for label in CENTRES for c in _cluster(label, 4, rng)]
     labels = [label for label in CENTRES for _ in range(4)]
     ad = Adaptation.fit("m", "h", np.array(emb), labels, ["p"] * 12, method=method)
+    ad.turns = 4  # read from the four quarter turns
     path = files.save(files.EnrolmentProfile("esoloe", {"m": ad.to_json()}),
                       tmp_path / "profile.json")
     profile = enrol.load_profile(path)
-    crops = [np.array(CENTRES["b"]), np.array(CENTRES["c"])]
+    crops = [np.array(CENTRES[k]).reshape(1, 1, 4) for k in "bc"]
     got = profile.predict("m", FakeClassifier(), crops)
     assert [p["h"].label for p in got] == ["b", "c"]
     again = Adaptation.from_json("m", files.load(path).models["m"])
     assert np.allclose(again.logits(np.array(emb)), ad.logits(np.array(emb)), atol=1e-4)
+    assert (again.method, again.turns) == (method, 4)
     # a model the profile does not adapt reads as before
     assert profile.predict("other", FakeClassifier(), crops)[0]["h"].label == "d"
 
@@ -224,5 +226,12 @@ def test_a_broken_finetune_profile_names_its_key(tmp_path):
             "conv_weights": [[0.0] * 9] * 3, "conv_bias": [0.0] * 2,
             "weights": [[0.0] * 3] * 2, "bias": [0.0] * 2}
     files.save(files.EnrolmentProfile("esoloe", {"symbol": data}), path)
-    with pytest.raises(files.CalibrationError, match="conv_bias"):
+    with pytest.raises(files.CalibrationError, match="key 'models.symbol.conv_bias'"):
         enrol.load_profile(path)
+    data["conv_bias"], data["turns"] = [0.0] * 3, 2
+    files.save(files.EnrolmentProfile("esoloe", {"symbol": data}), path)
+    with pytest.raises(files.CalibrationError, match="key 'models.symbol.turns': must be 1"):
+        enrol.load_profile(path)
+    data["turns"] = 4
+    files.save(files.EnrolmentProfile("esoloe", {"symbol": data}), path)
+    assert enrol.load_profile(path).adaptations["symbol"].turns == 4

@@ -24,6 +24,7 @@ def test_synthetic_enrolment_writes_a_profile(tmp_path, capsys):
     assert "show a green cube with its blank face up (2 of 2)" in err
     summary = json.loads(out)
     assert summary["model"] == "symbol" and summary["captures"] == 16
+    assert summary["turns"] == 4 and set(summary["methods"]) == set(enrol.AUTO_METHODS)
     assert summary["cross_validated_accuracy"] >= 0.75
     profile = enrol.load_profile(out_file)
     crops, keys = synthetic.render("face", 12, 77)
@@ -67,3 +68,16 @@ def test_bad_input_is_one_line(tmp_path, capsys, argv, message):
     status, out, err = _run(capsys, *argv, "--out", str(tmp_path / "p.json"))
     assert status in (1, 2) and message in err and out == ""
     assert "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_cubes_stones_enrol(tmp_path, capsys):
+    out_file = tmp_path / "stones.json"
+    status, out, err = _run(capsys, "--game", "cubes", "--captures", "2", "--more", "0",
+                            "--method", "prototypes", "--turns", "1", "--out", str(out_file))
+    assert status == 0, err
+    assert "show the orange 6 stone, inactive side up (black disc, white digit)" in err
+    summary = json.loads(out)
+    assert (summary["model"], summary["head"], summary["captures"]) == ("stone", "token", 82)
+    assert summary["cross_validated_accuracy"] >= 0.8
+    assert enrol.load_profile(out_file).adaptations["stone"].turns == 1
