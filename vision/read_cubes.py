@@ -8,12 +8,14 @@ second; the first shows where the stone hides the printed lines. The camera's *s
 the camera) says where a stone's side faces and hidden lines lie. Per field, all fields at
 once (array operations, no per-field loop):
 
-- *player colour*: the top's corners, outside its central disc, balanced on the paper's
-  white (the fields' median look) and named by hue, saturation and brightness
-  (``_colours``); a white stone's corners are unsaturated and light like the paper;
+- *player colour* (``_votes``): the share of pixels of each hue (blue, red, orange) and
+  of black pixels, each pixel balanced on the paper's white (the fields' median look), in
+  the stone's window (its top and near side face, not the far band where a neighbour's
+  side face shows at a slant); named only on an uneven top (a white stone's is even): a
+  hue by ``HUE_SHARE``, else black by ``DARK_SHARE``;
 - *white stone or empty* (fields without a colour): a logistic model (``OCCUPANCY``,
-  fitted on dev renders, see ``models/stone.md``) over six measures: the top's lightness
-  and its spread, the dip of lightness along a stone's bevelled outline, the side faces
+  fitted on dev renders, see its comment) over six measures: the top's lightness and
+  its spread, the dip of lightness along a stone's bevelled outline, the side faces
   (darker than the top, on the camera's side of it), the lightness at the field's centre
   on the board plane, and the printed lines a stone's top would hide; each measure also
   enters multiplied by the slant (``shift / 6 mm``), so that overhead views lean on the
@@ -21,12 +23,15 @@ once (array operations, no per-field loop):
   confidence, the other token its alternative;
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
-  kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``) for the
-  fields with a colour only, all in one run; where the model's colour or side disagrees
-  with the classical one the token is the model's with confidence at most 0.5 and the
-  classical reading first among the alternatives. Without the model a coloured stone's
-  token is null (never a guess) and the field is listed in ``uncertain`` with confidence 0
-  and the five digits of the colour and side read as the alternatives.
+  kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``, rectified
+  on the top plane) for the fields with a colour, and for those whose top is uneven
+  without a colour seen (the model's colour is then taken at ``UNSEEN_COLOUR`` at most,
+  with the empty field as an alternative), all in one run; where the model's colour or
+  side disagrees with the classical one the token is the model's with confidence at most
+  0.5 and the classical reading first among the alternatives; the other likely digits
+  are the alternatives. Without the model a coloured stone's token is null (never a
+  guess) and the field is listed in ``uncertain`` with confidence 0 and the five digits
+  of the colour and side read as the alternatives.
 
 The players: which colour sits where and in what order is the table's set-up, not seen
 (the rules' default seating for the number of dependency cards seen, ``players`` of the
