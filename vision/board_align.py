@@ -35,7 +35,9 @@ from vision.board import edge_model
 WORK_PX = 360  # the board's longer image side at most this many px while aligning
 REACHES = (0.04, 0.015, 0.0)  # of the board's longer image side: the search's levels
 MIN_BLUR_PX = 0.8
-SATURATE = 98  # percentile of a map's response that counts fully
+SATURATE = 98  # percentile of a map's response that counts fully, and at least:
+LEAST_STEP = 24.0  # Sobel response (a step of about 6 grey levels)
+LEAST_LINE = 6.0  # grey levels of a painted line
 SHORT_REACH = 0.2  # of the quad's shortest side at most: a strip's two sides stay apart
 LINE_POINTS = 240  # painted lines' points scored at most
 MAX_ROUNDS = 12  # pattern-search moves per step size
@@ -180,11 +182,12 @@ def _search(maps: _Maps, quad: np.ndarray, src: np.ndarray, step: float, least: 
     return quad, best
 
 
-def _saturated(m: np.ndarray) -> np.ndarray:
-    """``m`` over its ``SATURATE`` percentile (every fourth pixel's), clipped to 0..1."""
+def _saturated(m: np.ndarray, least: float) -> np.ndarray:
+    """``m`` over its ``SATURATE`` percentile (every fourth pixel's; at least ``least``:
+    a plain table's noise does not count fully), clipped to 0..1."""
     m = m.astype(np.float32)
     top = float(np.percentile(m[::4, ::4], SATURATE))
-    return cv2.min(m * np.float32(1 / max(top, 1e-3)), 1.0)
+    return cv2.min(m * np.float32(1 / max(top, least)), 1.0)
 
 
 def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
@@ -213,7 +216,7 @@ def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     leather = geom.material == "leather"
     line = _saturated(cv2.morphologyEx(crop, cv2.MORPH_TOPHAT if leather else
-                                       cv2.MORPH_BLACKHAT, kernel))
+                                       cv2.MORPH_BLACKHAT, kernel), LEAST_LINE)
     # steps on the image with its painted lines taken out (a line's flanks are no step)
     plain = cv2.morphologyEx(crop, cv2.MORPH_OPEN if leather else cv2.MORPH_CLOSE, kernel)
     gx = cv2.Sobel(plain, cv2.CV_32F, 1, 0, ksize=3)
@@ -227,10 +230,11 @@ def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
         a, b = quad[i], quad[(i + 1) % 4]
         d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
         along = gx * d[1] - gy * d[0]  # outward: the quad runs clockwise on screen
-        sides.append(_saturated(np.abs(along) if sign == 0 else np.maximum(sign * along, 0)))
+        sides.append(_saturated(np.abs(along) if sign == 0 else np.maximum(sign * along, 0),
+                                LEAST_STEP))
         e = (mm[(i + 1) % 4] - mm[i]) / np.linalg.norm(mm[(i + 1) % 4] - mm[i])
         side_of[outline & (np.abs(nrm @ np.array([-e[1], e[0]]) - 1) < 1e-6)] = i
-    sides.append(_saturated(np.sqrt(gx * gx + gy * gy)))
+    sides.append(_saturated(np.sqrt(gx * gx + gy * gy), LEAST_STEP))
     src = mm.astype(np.float32)
     short = float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).min())
     first = 0.0
