@@ -151,7 +151,7 @@ def _level(shrink: float, levels: int) -> int:
     rule: reduce first below 0.7, so thin print does not alias)."""
     if shrink >= 0.7:
         return 0
-    return int(min(levels - 1, math.floor(math.log2(0.7 / shrink) + 1)))
+    return int(min(levels - 1, math.floor(math.log2(0.7 / max(shrink, 1e-6)) + 1)))
 
 
 def _tex_to_world(quad: np.ndarray, tw: int, th: int) -> np.ndarray:
@@ -460,10 +460,8 @@ class CropPainter:
         edge = np.maximum(np.linalg.norm(Pf[:, 1] - Pf[:, 0], axis=1),
                           np.linalg.norm(Pf[:, 3] - Pf[:, 0], axis=1))
         pyramids = [boxes[b].textures[f] for b, f in zip(bl, fl, strict=True)]
-        shrink = edge * 1.3 / np.array([p[0].shape[1] for p in pyramids])
-        levels = np.floor(np.log2(0.7 / np.minimum(shrink, 0.7)) + 1).astype(int)
-        levels[shrink >= 0.7] = 0
-        texs = [p[min(lv, len(p) - 1)] for p, lv in zip(pyramids, levels.tolist(), strict=True)]
+        shrink = (edge * 1.3 / np.array([p[0].shape[1] for p in pyramids])).tolist()
+        texs = [p[_level(sh, len(p))] for p, sh in zip(pyramids, shrink, strict=True)]
         size = np.array([t.shape[1::-1] for t in texs], np.float64)  # (F, 2) w, h
         q = quads[bi, fi]
         ex = (q[:, 1] - q[:, 0]) / size[:, :1]
