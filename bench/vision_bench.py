@@ -1,13 +1,31 @@
 """Vision end to end, per game, on renders never trained on: a raw 1280 x 720 frame ->
-``vision.observe.observe`` -> the observation, compared with the render's truth.
+``vision.observe.Observer`` -> the observation, compared with the render's truth.
 
-Per game: board found % (corners named right, mean error <= 10 px), element accuracy %
-(``vision.measure.elements``: every pawn, die top and holder or cell, e-SOLO-e stack, Cubes
-field and dependency card; a frame without a found board counts all its elements wrong),
-whole position exactly right %, and on ONE core (``taskset -c 0`` where available) the
-median and 95th percentile of the time from the decoded frame to the observation (board
-finding, occlusion check, reading, models) and the peak resident memory of the process
-that only observes (``resource.getrusage``, frames loaded from PNG one at a time).
+Per game: board found % (the board found from scratch in each seed's frame: corners named
+right, mean error <= 10 px), element accuracy % (``vision.measure.elements``: every pawn,
+die top and holder or cell, e-SOLO-e stack, Cubes field and dependency card; a frame
+without a found board counts all its elements wrong), whole position exactly right %, and
+on ONE core (``taskset -c 0`` where available) the median and 95th percentile of three
+times per frame whose board was found:
+
+- ``find``: finding the board anew (``vision.board.find_board``), what the first frame
+  and a moved board cost on top of a read;
+- ``read tracked``: the frame read again with the board tracked, from the decoded frame
+  to the observation (frame check, the board's still check, occlusion, reader and models,
+  the rules' check): what a settled scene costs;
+- ``track``: what a frame costs when nothing changed: the source's small grey picture
+  (``device.sources.lores_of``, free on a Pi camera), the device tracker's change
+  detection (``device.tracker.Tracker.feed``, the frame fed again once the scene was read)
+  and the board's still check (``vision.track``; the tracker runs it only when a scene
+  settles, so this is an upper bound);
+
+and the peak resident memory of the process that only observes (``resource.getrusage``,
+frames loaded from PNG one at a time). ``--clock cpu`` takes the process's CPU time in
+place of the wall clock: on a machine shared with other work it is what one free core
+would take, near enough; ``--split`` prints where ``read tracked``'s time goes
+(``Observer.timing``'s stages, medians); ``--profile`` profiles the tracked reads of the
+first game's frames in this process (``cProfile``, the functions taking most time, with
+what they call; pin it yourself: ``taskset -c 0``).
 
 Seeds ``SEED_START ..`` (position, camera pose, lighting, effects all drawn from them):
 the crop models were trained on ``render_crops`` seeds 1 and 1,000,004, the board finder
@@ -51,9 +69,33 @@ def _render(job: tuple[str, int, str, str]) -> None:
         {"position": position, "corners": truth["board"]["corners"]}))
 
 
-def observe_folder(folder: str, game: str, n: int) -> dict:
+def _tracking(game: str, obs: dict, image):
+    """(A device tracker (``device.tracker.Tracker``) that has read the scene of ``obs``
+    in ``image``: its board known, its anchor set; a function of the index making the
+    frame again as a file or USB source does, with its small grey picture, which a Pi
+    camera's ISP makes for free): feeding it the frame again is the cost of a frame in
+    which nothing changed."""
+    from device.sources import Frame, SourceConfig, lores_of
+    from device.tracker import Tracker, TrackerConfig
+
+    config = TrackerConfig(game=game, settle_frames=2, settle_s=0.0, remember=False)
+    tracker = Tracker(config, lambda image, seq, time: dict(obs))
+    size = SourceConfig("folder").lores_size
+
+    def frame(i: int) -> Frame:
+        return Frame(image, lores_of(image, size), float(i), i, f"frame {i}")
+
+    for i in range(3):
+        tracker.feed(frame(i))
+    return tracker, frame
+
+
+def observe_folder(folder: str, game: str, n: int, clock_name: str = "wall") -> dict:
     """Observe the first ``n`` frames of ``game`` in ``folder`` (this process: time and
-    memory)."""
+    memory): per frame a new ``Observer`` finds the board (``find``) and reads the frame
+    (the accuracy columns); the frame read again with the board tracked (``read``: the
+    still check, occlusion, reader, rules' check); and the frame fed again to a device
+    tracker that has read it plus the board's still check (``track``)."""
     import resource
     import time
 
@@ -62,20 +104,34 @@ def observe_folder(folder: str, game: str, n: int) -> dict:
 
     from vision.board import CORNER_NAMES, BoardFix
     from vision.measure import FOUND_PX, elements
-    from vision.observe import ObserveError, observe
+    from vision.observe import ObserveError, Observer
 
+    clock = time.process_time if clock_name == "cpu" else time.perf_counter
     found = right = total = exact = errors = 0
-    times = []
+    times: dict[str, list[float]] = {"find": [], "read": [], "track": []}
+    stages: dict[str, list[float]] = {}
     frames = [Path(f"{folder}/{game}-{SEED_START + i}.png") for i in range(n)]
     for path in frames[:1]:  # load the models before the clock runs
         with contextlib.suppress(ObserveError, ValueError, cv2.error):
-            observe(cv2.imread(str(path)), game)
+            Observer(game).observe(cv2.imread(str(path)))
+
+    def timed_find(finder):
+        def find(image, geom):
+            t0 = clock()
+            try:
+                return finder(image, geom)
+            finally:
+                times["find"].append(1000 * (clock() - t0))
+        return find
+
     for path in frames:
         truth = json.loads(path.with_suffix(".json").read_text())
         image = cv2.imread(str(path))
-        t0 = time.perf_counter()
+        observer = Observer(game)
+        observer.clock = clock
+        observer.tracker.find = timed_find(observer.tracker.find)
         try:
-            obs = observe(image, game)
+            obs = observer.observe(image)
         except ObserveError:
             obs = None
         except (ValueError, cv2.error) as err:  # a reader's fault: counted, named once
@@ -83,11 +139,22 @@ def observe_folder(folder: str, game: str, n: int) -> dict:
                 print(f"{path.name}: {type(err).__name__}: {err}", file=sys.stderr)
             errors += 1
             obs = None
-        times.append(1000 * (time.perf_counter() - t0))
         want = elements(game, truth["position"])
         total += len(want)
         if obs is None:
             continue
+        t0 = clock()
+        with contextlib.suppress(ObserveError, ValueError, cv2.error):
+            observer.observe(image)  # the board tracked: still
+        times["read"].append(1000 * (clock() - t0))
+        for stage, seconds in observer.timing.items():
+            stages.setdefault(stage, []).append(1000 * seconds)
+        tracker, frame = _tracking(game, obs, image)
+        for i in range(3, 8):
+            t0 = clock()
+            tracker.feed(frame(i))
+            observer.board(image)  # the still check
+            times["track"].append(1000 * (clock() - t0))
         got = BoardFix(np.array([obs["board"][k] for k in CORNER_NAMES]), None).corners
         true = np.array([truth["corners"][k] for k in CORNER_NAMES])
         if float(np.linalg.norm(got - true, axis=1).mean()) > FOUND_PX:
@@ -98,18 +165,54 @@ def observe_folder(folder: str, game: str, n: int) -> dict:
         right += ok
         exact += ok == len(want)
     n = max(len(frames), 1)
-    ms = np.array(times) if times else np.zeros(1)
-    return {"game": game, "frames": len(frames), "board found %": 100 * found / n,
-            "element %": 100 * right / max(total, 1), "exact %": 100 * exact / n,
-            "median ms": float(np.median(ms)), "p95 ms": float(np.percentile(ms, 95)),
-            "peak MiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "errors": errors}
+    row = {"game": game, "frames": len(frames), "board found %": 100 * found / n,
+           "element %": 100 * right / max(total, 1), "exact %": 100 * exact / n}
+    for name, label in (("find", "find"), ("read", "read tracked"), ("track", "track")):
+        ms = np.array(times[name]) if times[name] else np.full(1, np.nan)
+        row[f"{label} median ms"] = float(np.median(ms))
+        row[f"{label} p95 ms"] = float(np.percentile(ms, 95))
+    row["peak MiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    row["errors"] = errors
+    row["stages"] = {k: float(np.median(v)) for k, v in stages.items()}
+    return row
+
+
+def profile_folder(folder: str, game: str, n: int, top: int = 30) -> str:
+    """The tracked reads of the first ``n`` frames of ``game`` in ``folder`` (each read
+    three times) under ``cProfile``: the ``top`` functions by cumulative time."""
+    import cProfile
+    import io
+    import pstats
+
+    import cv2
+
+    from vision.observe import ObserveError, Observer
+
+    observers = []
+    for i in range(n):
+        image = cv2.imread(f"{folder}/{game}-{SEED_START + i}.png")
+        observer = Observer(game)
+        with contextlib.suppress(ObserveError, ValueError, cv2.error):
+            observer.observe(image)
+            observers.append((observer, image))
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(3):
+        for observer, image in observers:
+            with contextlib.suppress(ObserveError, ValueError, cv2.error):
+                observer.observe(image)
+    profile.disable()
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(top)
+    return f"{game}: {3 * len(observers)} tracked reads of {n} frames\n{out.getvalue()}"
 
 
 def measure(n: int | None = None, camera: str = "overhead",
-            games: tuple[str, ...] = GAMES, frames: str | None = None) -> list[dict]:
+            games: tuple[str, ...] = GAMES, frames: str | None = None,
+            clock: str = "wall", split: list | None = None) -> list[dict]:
     """The table's rows; ``frames``: a folder to render into (kept, frames already there
-    are not rendered again) instead of a temporary one."""
+    are not rendered again) instead of a temporary one; ``clock``: wall or cpu; ``split``:
+    a list to add each game's row of ``read tracked``'s stages to."""
     n = n or int(os.environ.get("TABLEREF_VISION_BENCH_N", N_DEFAULT))
     folder = frames or tempfile.mkdtemp(prefix="tableref-vision-bench-")
     Path(folder).mkdir(parents=True, exist_ok=True)
@@ -128,7 +231,8 @@ def measure(n: int | None = None, camera: str = "overhead",
         pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
         for game in games:
             out = subprocess.run([*pin, sys.executable, "-m", "bench.vision_bench",
-                                  "--observe", folder, "--games", game, "--n", str(n)],
+                                  "--observe", folder, "--games", game, "--n", str(n),
+                                  "--clock", clock],
                                  capture_output=True, text=True,
                                  cwd=Path(__file__).resolve().parents[1])
             if out.returncode != 0:
@@ -136,6 +240,9 @@ def measure(n: int | None = None, camera: str = "overhead",
             if out.stderr.strip():
                 print(f"{game}: {out.stderr.strip().splitlines()[-1]}", file=sys.stderr)
             row = json.loads(out.stdout.strip().splitlines()[-1])
+            stages = row.pop("stages")
+            if split is not None:
+                split.append({"game": game, **{f"{k} ms": v for k, v in stages.items()}})
             row["camera"] = camera
             rows.append(row)
         return rows
@@ -152,15 +259,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--frames", metavar="FOLDER",
                         help="render into FOLDER and keep it (frames there are reused)")
+    parser.add_argument("--clock", default="wall", choices=("wall", "cpu"),
+                        help="time by the wall clock (default) or the process's CPU time")
+    parser.add_argument("--split", action="store_true",
+                        help="also print where the tracked read's time goes, per stage")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile the first game's tracked reads (needs --frames)")
     parser.add_argument("--observe", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     games = tuple(args.games.split(","))
+    if args.profile:
+        if not args.frames:
+            parser.error("--profile needs --frames FOLDER (render it first with --frames)")
+        print(profile_folder(args.frames, games[0], args.n or N_DEFAULT))
+        return 0
     if args.observe:  # the child: one game's frames, one JSON line
-        print(json.dumps(observe_folder(args.observe, games[0], args.n or N_DEFAULT)))
+        print(json.dumps(observe_folder(args.observe, games[0], args.n or N_DEFAULT,
+                                        args.clock)))
         return 0
     from bench.__main__ import format_table
 
-    print(format_table(TITLE, measure(args.n, args.camera, games, args.frames)), flush=True)
+    split: list[dict] = []
+    rows = measure(args.n, args.camera, games, args.frames, args.clock, split)
+    title = TITLE if args.clock == "wall" else TITLE.replace("time on", "CPU time on")
+    print(format_table(title, rows), flush=True)
+    if args.split:
+        print(format_table("Where the tracked read's time goes (medians)", split), flush=True)
     return 0
 
 

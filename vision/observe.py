@@ -47,7 +47,7 @@ from vision.track import BoardTracker
 FRAME_SIZE = (1280, 720)
 MAX_REPAIRS = 30  # alternatives swapped in at most to make the written position valid
 CROP_MARGIN_PX = 8  # round the board, for what smooths the picture near its edge
-BLANK_STEP = 4  # the blank check looks at every 4th pixel each way (the std of all costs ms)
+BLANK_STEP = 8  # the blank check looks at every 8th pixel each way (the std of all: 10 ms)
 READERS = {
     "esoloe": "vision.read_esoloe",
     "esoloe-tictactoe": "vision.read_esoloe",
