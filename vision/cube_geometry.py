@@ -141,17 +141,13 @@ def warp(image: np.ndarray, image_pts: np.ndarray, order: list[int], size: int) 
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def hidden_fraction(points: np.ndarray, camera: np.ndarray, boxes: list[tuple]) -> float:
-    """Share of sample points on a face (``points``: its 4 corners, board frame) whose line
-    of sight to ``camera`` passes through one of ``boxes`` ((u0, u1, v0, v1, z0, z1)), by
-    the slab test."""
+def hidden(points: np.ndarray, camera: np.ndarray, boxes: list[tuple]) -> np.ndarray:
+    """Per point (board frame, (N, 3)): whether its line of sight to ``camera`` passes
+    through one of ``boxes`` ((u0, u1, v0, v1, z0, z1)), by the slab test."""
     if not boxes:
-        return 0.0
-    centre = points.mean(0)
-    samples = np.array([centre] + [centre + f * (p - centre) for f in (0.2, 0.6, 0.9)
-                                   for p in points])
-    s = samples[:, None, :]
-    d = (camera - samples)[:, None, :]
+        return np.zeros(len(points), bool)
+    s = np.asarray(points, float)[:, None, :]
+    d = (camera - np.asarray(points, float))[:, None, :]
     b = np.asarray(boxes, float)
     lo, hi = b[None, :, 0::2], b[None, :, 1::2]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,23 +156,35 @@ def hidden_fraction(points: np.ndarray, camera: np.ndarray, boxes: list[tuple]) 
     inside = (s >= lo) & (s <= hi)
     enter = np.where(parallel, np.where(inside, -np.inf, np.inf), np.minimum(t0, t1))
     leave = np.where(parallel, np.where(inside, np.inf, -np.inf), np.maximum(t0, t1))
-    hit = np.maximum(enter.max(-1), 1e-6) <= np.minimum(leave.min(-1), 1.0)
-    return float(hit.any(1).mean())
+    return (np.maximum(enter.max(-1), 1e-6) <= np.minimum(leave.min(-1), 1.0)).any(1)
+
+
+def hidden_fraction(points: np.ndarray, camera: np.ndarray, boxes: list[tuple]) -> float:
+    """Share of sample points on a face (``points``: its 4 corners, board frame) whose line
+    of sight to ``camera`` passes through one of ``boxes`` (``hidden``)."""
+    if not boxes:
+        return 0.0
+    centre = points.mean(0)
+    samples = np.array([centre] + [centre + f * (p - centre) for f in (0.2, 0.6, 0.9)
+                                   for p in points])
+    return float(hidden(samples, camera, boxes).mean())
 
 
 def decide(evidence: list[tuple[str, dict, dict | None]], cube_set: str,
-           confident: float) -> tuple[dict, dict, int]:
+           confident: float, blank_up: float = 1.0) -> tuple[dict, dict, int]:
     """Faces of one cube from the faces read.
 
     ``evidence``: per face read, (direction, {value: probability}, {board direction of the
     print's top: probability} or None). Each of the 24 orientations is weighed by the
     product of the readings' probabilities (a blank face's turn is not seen: 1/4 for any);
     a face value is given when the orientations that show it hold at least ``confident``
-    of the weight, else None (never a guess).
+    of the weight, else None (never a guess). ``blank_up``: the prior weight of the 12
+    orientations with a blank face up against the others' 1 (1/3: a blank face up, which
+    the rules forbid, as likely as each symbol up, not three times as likely).
     Returns (faces, probability of each given face, number of orientations still open
     above 1 % of the weight)."""
     options = orientations(cube_set)
-    logw = np.zeros(len(options))
+    logw = np.array([np.log(blank_up) if o.faces[0] == BLANK else 0.0 for o in options])
     for direction, labels, tops in evidence:
         i = FACES.index(direction)
         for k, o in enumerate(options):

@@ -51,12 +51,22 @@ ROTATION_FLOOR = 0.02  # ... the rotation head's with this much (it is the less 
 STEEP_DEG = 15.0  # a field seen within this of straight down: its top face is the blob
 MAX_YAW_DEG = 24.0  # a top face is sought turned this much at most (cubes sit square)
 MAX_OFFSET_MM = 2.5  # ... and this far off its field's centre
+PLAY_MM = 1.75  # a cube stands at most 1.5 mm off its field's centre (plus the pose's error)
+PAINT_BAND_MM = 1.0  # a field's painted outline lies this near its square
+UP_FLOOR = 0.07  # the up face, the surest of several cuts, is discounted: its probability
+#   mixed with this much of uniform (0.95 -> 0.9: none of the dev renders' up faces read
+#   at >= 0.95 was wrong)
 HIDDEN_CONFIDENCE = 0.5  # occupancy of a field another stack hides from the camera
 HIDDEN_SHARE = 0.3  # ... when this share of its centre is hidden (the occupancy test's median)
+FOOTPRINT_MM = 7.0  # board points this near a field's centre lie under its cube, if any
+MIN_SEEN = 6  # of the 64 such points, seen past the other stacks, to judge a hidden field
 MIN_FACING = 0.4  # cosine between a face's normal and the line to the camera (the training
 #   crops' side faces were seen from 30..60 degrees of tilt: 0.5..0.87)
 MAX_HIDDEN = 0.1  # share of a face's sample points another stack may hide
 MIN_FACE_PX = 10.0  # a face whose shortest side in the image is shorter is not read
+SMALL_FACE_PX = 24.0  # ... and one under this is read less surely (``_floor``)
+SMALL_FLOOR = 0.2
+BLANK_UP = 1 / 3  # prior of a blank face up against each symbol up (cg.decide)
 CUBE_SET = "corner"  # rules.cube's default set (option cube-set)
 
 
@@ -101,22 +111,21 @@ def _field_score(crop: np.ndarray, geom: Geometry, reference: float) -> float:
 
 
 @cache
-def _outlines() -> list[tuple[float, np.ndarray, np.ndarray]]:
-    """Per turn tried: the top face's outline sample points and their normals, in the
-    rectified view's px (x east, y south), the cube centred at the origin."""
+def _outline(yaw_deg: float) -> tuple[np.ndarray, np.ndarray]:
+    """The top face's outline sample points and their normals per side ((4, 17, 2) each)
+    for a cube turned ``yaw_deg``, in the rectified view's px (x east, y south), the cube
+    centred at the origin."""
     r = CUBE_MM / 2 * FACE_PX_PER_MM
     t = np.linspace(-0.8, 0.8, 17) * r
-    out = []
-    for yaw in np.radians(np.arange(-MAX_YAW_DEG, MAX_YAW_DEG + 0.1, 3.0)):
-        c, s = np.cos(yaw), np.sin(yaw)
-        pts, normals = [], []
-        for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            n = np.array([c * nx + s * ny, -s * nx + c * ny])  # turned anticlockwise on board
-            along = np.array([-n[1], n[0]])
-            pts.append(n * r + t[:, None] * along)
-            normals.append(np.repeat(n[None], len(t), 0))
-        out.append((float(yaw), np.vstack(pts), np.vstack(normals)))
-    return out
+    yaw = np.radians(yaw_deg)
+    c, s = np.cos(yaw), np.sin(yaw)
+    pts, normals = [], []
+    for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        n = np.array([c * nx + s * ny, -s * nx + c * ny])  # turned anticlockwise on board
+        along = np.array([-n[1], n[0]])
+        pts.append(n * r + t[:, None] * along)
+        normals.append(np.repeat(n[None], len(t), 0))
+    return np.stack(pts), np.stack(normals)
 
 
 def _blob_square(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half: float,
@@ -146,42 +155,136 @@ def _blob_square(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half:
     return u - reach + (x + 0.5) / ppm, v + reach - (y + 0.5) / ppm, yaw
 
 
-def _top_face(image: np.ndarray, H_top: np.ndarray, u: float, v: float, half: float,
-              material: str, steep: bool) -> tuple[float, float, float]:
-    """(u, v, yaw) of the top cube of the stack on the field centred at (u, v), whose top
-    face lies on the plane ``H_top``.
+def _outline_fit(gray: np.ndarray, u: float, v: float, max_offset: float, step: float,
+                 max_yaw: float, yaw_step: float, weakest: tuple[int, ...] = (4,),
+                 refine: bool = False) -> list[tuple[float, float, float]]:
+    """(u, v, yaw) of the 18 mm square whose outline lies on the strongest brightness
+    edge of ``gray`` (the rectified view round (u, v), north up, ``FACE_PX_PER_MM``):
+    turns of +-``max_yaw`` and offsets of +-``max_offset`` mm are tried (``refine``: then
+    half steps round the best); a fit's score is the mean over its ``weakest`` sides of
+    the edge strength across the side (2: a square with only two sides on edges, such as
+    a painted field outline, scores low). One fit per entry of ``weakest``."""
+    ppm = FACE_PX_PER_MM
+    side = gray.shape[0]
+    view = cv2.GaussianBlur(gray, (5, 5), 0)
+    gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
 
-    Seen from above (``steep``), the cube's blob (``_blob_square``). Otherwise, or without
-    a plausible blob, in the rectified view
-    of the field on that plane (north up) the top face is an 18 mm square whose outline is
-    an edge all round (the bevel, and the change to the shaded side faces or to what lies
-    behind): the square is fitted by brightness gradient across its outline over turns of
-    +-``MAX_YAW_DEG`` and offsets of +-``MAX_OFFSET_MM`` (in a view from above the field's
-    painted outline, 1.5 mm outside a centred cube, would compete).
+    def search(offsets, yaws, k: int) -> tuple[float, float, float, float]:
+        """(score, dx px, dy px, yaw degrees) of the best fit over the grid."""
+        shifts = np.stack(np.meshgrid(offsets[0], offsets[1]), -1).reshape(-1, 1, 1, 2)
+        best = (-1.0, 0.0, 0.0, 0.0)
+        for yaw in yaws:
+            pts, normals = _outline(round(float(yaw), 3))
+            at = np.clip(np.round(pts[None] + shifts + side / 2).astype(int), 0, side - 1)
+            x, y = at[..., 0], at[..., 1]
+            per_side = np.abs(gx[y, x] * normals[..., 0] + gy[y, x] * normals[..., 1]).mean(2)
+            scores = np.sort(per_side, axis=1)[:, :k].mean(1)
+            i = int(np.argmax(scores))
+            if scores[i] > best[0]:
+                best = (float(scores[i]), *map(float, shifts[i, 0, 0]), float(yaw))
+        return best
+
+    grid = np.arange(-max_offset, max_offset + 1e-6, step) * ppm
+    yaws = np.arange(-max_yaw, max_yaw + 1e-6, yaw_step)
+    out = []
+    for k in weakest:
+        _, dx, dy, yaw = search((grid, grid), yaws, k)
+        if refine:
+            fine = np.array([-0.5, 0.0, 0.5]) * step * ppm
+            _, dx, dy, yaw = search((dx + fine, dy + fine),
+                                    yaw + np.array([-0.5, -0.25, 0, 0.25, 0.5]) * yaw_step, k)
+        out.append((u + dx / ppm, v - dy / ppm, float(np.radians(yaw))))
+    return out
+
+
+def _without_paint(view: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, to_mm: np.ndarray,
+                   geom: Geometry) -> np.ndarray:
+    """Lab of a rectified top-plane view with the fields' painted outlines (seen on the
+    board plane through ``H_board``) set to the glaze's colour where they look painted
+    (darker and bluer than the view's bright pixels): a cube's outline fit then finds the
+    cube, not the line 1.5 mm outside it."""
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab).astype(np.float32)
+    side = view.shape[0]
+    ys, xs = np.mgrid[0:side, 0:side]
+    q = np.linalg.inv(H_board) @ H_top @ to_mm @ np.stack(
+        [xs.ravel(), ys.ravel(), np.ones(side * side)])
+    bu, bv = (q[:2] / q[2]).reshape(2, side, side)
+    near = np.full((side, side), np.inf)
+    for _, cu, cv_, h in geom.cells:
+        near = np.minimum(near, np.abs(np.maximum(np.abs(bu - cu), np.abs(bv - cv_)) - h))
+    band = near < PAINT_BAND_MM
+    light = lab[..., 0] >= np.percentile(lab[..., 0], 80)
+    pick = light & ~band if (light & ~band).sum() > 10 else light
+    glaze = np.median(lab[pick], axis=0)
+    paint = band & (lab[..., 2] < glaze[2] - 6) & (lab[..., 0] < glaze[0] - 10)
+    lab[paint] = glaze
+    return lab
+
+
+def _top_candidates(image: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, geom: Geometry,
+                    u: float, v: float, half: float, steep: bool) -> list[tuple]:
+    """Where the top face of the stack on the field centred at (u, v) may lie, as
+    (u, v, yaw) on its plane ``H_top``, the likeliest first (the symbol model picks
+    among them: ``_pick_tops``):
+
+    - seen from above (``steep``), the cube's blob (``_blob_square``); otherwise, or
+      without a plausible blob, the 18 mm square whose outline is an edge all round (the
+      bevel, and the change to the shaded side faces or to what lies behind), +-
+      ``MAX_YAW_DEG`` and +-``MAX_OFFSET_MM``;
+    - the field's centre, unturned (the cube as placed: at most 1.5 mm and a few degrees
+      off);
+    - the same outline fit on the view without the painted field outlines (which in a
+      view from above lie 1.5 mm outside a centred cube and compete), within the cube's
+      play (``PLAY_MM``), scored over all four sides and over the weakest two.
     """
-    blob = _blob_square(image, H_top, u, v, half, material) if steep else None
-    if blob is not None:
-        return blob
     ppm = FACE_PX_PER_MM
     reach = half + 4.0
     side = int(round(2 * reach * ppm))
-    view = cv2.cvtColor(square_crop(image, H_top, u, v, reach, side), cv2.COLOR_BGR2GRAY)
-    view = cv2.GaussianBlur(view.astype(np.float32), (5, 5), 0)
-    gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
-    steps = np.arange(-MAX_OFFSET_MM, MAX_OFFSET_MM + 0.1, 0.5) * ppm
-    shifts = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 1, 2) + side / 2
-    best, best_score = (0.0, 0.0, 0.0), -1.0
-    for yaw, pts, normals in _outlines():
-        at = np.clip(np.round(pts[None] + shifts).astype(int), 0, side - 1)  # (shift, pt, 2)
-        x, y = at[..., 0], at[..., 1]
-        scores = np.abs(gx[y, x] * normals[:, 0] + gy[y, x] * normals[:, 1]).mean(1)
-        k = int(np.argmax(scores))
-        if scores[k] > best_score:
-            dx, dy = shifts[k, 0] - side / 2
-            best, best_score = (dx / ppm, dy / ppm, float(yaw)), float(scores[k])
-    dx, dy, yaw = best
-    return u + dx, v - dy, yaw
+    s = 2 * reach / side
+    to_mm = np.array([[s, 0, u - reach + s / 2], [0, -s, v + reach - s / 2], [0, 0, 1]])
+    view = cv2.warpPerspective(image, H_top @ to_mm, (side, side),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    first = _blob_square(image, H_top, u, v, half, geom.material) if steep else None
+    if first is None:
+        gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        first = _outline_fit(gray, u, v, MAX_OFFSET_MM, 0.5, MAX_YAW_DEG, 3.0)[0]
+    clean = _without_paint(view, H_top, H_board, to_mm, geom)[..., 0]
+    return [first, (u, v, 0.0)] + _outline_fit(clean, u, v, PLAY_MM, 0.5, 18.0, 3.0, (4, 2),
+                                               refine=True)
+
+
+def _pick_tops(image: np.ndarray, stacks: list, calibration: dict | None, model) -> None:
+    """Per stack, the candidate top face (``_top_candidates``) whose crop the symbol model
+    reads with the highest probability: a cut off the face reads less surely (measured
+    on dev renders: the first candidate alone, 221 of 302 up faces read at >= 0.9 with
+    1 wrong; the best of four, 249 at >= 0.95, none wrong). Without the model, the first."""
+    crops, owners = [], []
+    for k, stack in enumerate(stacks):
+        for c in stack["candidates"]:
+            pts = cg.face_points(c[0], c[1], 0, c[2], "up")[:, :2]
+            img = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), stack["H_top"]).reshape(-1, 2)
+            crops.append(cg.warp(image, img, cg.crop_order(img), FACE_CROP))
+            owners.append((k, c))
+    best: dict[int, tuple[float, tuple]] = {}
+    if model is not None and crops:
+        for (k, c), pred in zip(owners, predict(calibration, "symbol", model, crops, 1),
+                                strict=True):
+            p = pred["symbol"].probability
+            if k not in best or p > best[k][0]:
+                best[k] = (p, c)
+    for k, stack in enumerate(stacks):
+        stack["top"] = best[k][1] if k in best else stack["candidates"][0]
+
+
+def _floor(direction: str, across: float) -> float:
+    """How much of uniform a face's symbol reading is mixed with: ``LABEL_FLOOR``, for the
+    up face (the best of several cuts) ``UP_FLOOR``, plus up to ``SMALL_FLOOR`` more as the
+    face's shortest side in the image shrinks from ``SMALL_FACE_PX`` to ``MIN_FACE_PX``
+    (measured on dev renders: the symbol model's sure misreadings were faces under 25 px)."""
+    small = np.clip((SMALL_FACE_PX - across) / (SMALL_FACE_PX - MIN_FACE_PX), 0.0, 1.0)
+    return (UP_FLOOR if direction == "up" else LABEL_FLOOR) + SMALL_FLOOR * float(small)
 
 
 def _has_symbols(game: str) -> bool:
@@ -252,7 +355,10 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         out.append({"occupied": bool(ratio < OCCUPIED_BELOW), "confidence": conf})
     heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                               frame.dist)
-    stacks = []  # per occupied field: (field, u, v, yaw of the top cube, height)
+    if _behind(image, frame, geom, out, heights, reference):
+        heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
+                                  frame.dist)
+    found = []  # per occupied field: where its top face may be
     for field, (_, u, v, half), height in zip(out, geom.cells, heights, strict=True):
         if not field["occupied"]:
             continue
@@ -260,18 +366,27 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         H_top = frame.pose.plane_homography(n * CUBE_MM)
         ray = frame.camera - np.array([u, v, n * CUBE_MM])
         steep = np.hypot(ray[0], ray[1]) < np.tan(np.radians(STEEP_DEG)) * ray[2]
-        tu, tv, yaw = _top_face(image, H_top, u, v, half, geom.material, steep)
-        player, pconf = _player(square_crop(image, H_top, tu, tv, CUBE_MM * 0.35, 16), glaze_a)
-        field.update(height=n, height_confidence=height.confidence, player=player,
+        found.append({"field": field, "u": u, "v": v, "n": n, "height": height,
+                      "H_top": H_top, "candidates": _top_candidates(
+                          image, H_top, H, geom, u, v, half, steep)})
+    _pick_tops(image, found, calibration, model)
+    stacks = []  # per occupied field: (field, u, v, top face u, v, yaw, height)
+    for f in found:
+        field, n, (tu, tv, yaw) = f["field"], f["n"], f["top"]
+        player, pconf = _player(square_crop(image, f["H_top"], tu, tv, CUBE_MM * 0.35, 16),
+                                glaze_a)
+        field.update(height=n, height_confidence=f["height"].confidence, player=player,
                      player_confidence=pconf, up=None,
                      cubes=[{"player": 0, "player_confidence": 0.5, "faces":
                              dict.fromkeys(DIRECTIONS), "face_probability": {}}
                             for _ in range(n)])
         field["cubes"][-1].update(player=player, player_confidence=pconf)
-        stacks.append((field, u, v, tu, tv, yaw, n))
+        stacks.append((field, f["u"], f["v"], tu, tv, yaw, n))
     boxes = [(u - CUBE_MM / 2, u + CUBE_MM / 2, v - CUBE_MM / 2, v + CUBE_MM / 2, 0.0,
               n * CUBE_MM) for _, u, v, _, _, _, n in stacks]
-    _hidden_fields(out, geom, stacks, boxes, frame.camera)
+    for field, *_ in stacks:
+        if field.get("hidden"):
+            field["height_confidence"] = min(field["height_confidence"], HIDDEN_CONFIDENCE)
     crops, seen = [], []  # seen: (field, level, direction, crop top, pixels across)
     for s, (field, u, v, tu, tv, yaw, n) in enumerate(stacks):
         others = boxes[:s] + boxes[s + 1:]
@@ -288,11 +403,11 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         return out
     evidence: dict[tuple[int, int], list] = {}
     colour: dict[tuple[int, int], float] = {}  # log-odds of green stain from the cube head
-    for (field, level, d, up, _), pred in zip(seen, predict(calibration, "symbol", model, crops, 4),
-                                              strict=True):
+    readings = predict(calibration, "symbol", model, crops, 4)
+    for (field, level, d, up, across), pred in zip(seen, readings, strict=True):
         if d == "up":
             field["up"] = pred["symbol"]
-        labels = _tempered(pred["symbol"], LABEL_FLOOR)
+        labels = _tempered(pred["symbol"], _floor(d, across))
         normal = cg.VECTORS[d]
         tops = {cg.rotation_top(up, normal, int(k)): p
                 for k, p in _tempered(pred["rotation"], ROTATION_FLOOR).items()}
@@ -306,28 +421,48 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
                 _colour(cube, colour[(id(field), level)], level == field["height"] - 1)
             if (id(field), level) in evidence:
                 faces, probs, _ = cg.decide(evidence[(id(field), level)], cube_set,
-                                            FACE_DECIDE)
+                                            FACE_DECIDE, BLANK_UP)
                 cube["faces"], cube["face_probability"] = faces, probs
     return out
 
 
-def _hidden_fields(fields: list, geom: Geometry, stacks: list, boxes: list,
-                   camera: np.ndarray) -> None:
+def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heights: list,
+            reference: float) -> bool:
     """A field whose centre on the board (where occupancy is judged) another stack hides
-    from the camera (the 3x3 games' far rows) reads that stack, not itself: its occupancy
-    (and for an occupied one its height) drops to ``HIDDEN_CONFIDENCE``, so a second
-    camera's view or the referee's caution takes over."""
-    stack_of = {id(s[0]): k for k, s in enumerate(stacks)}
-    for field, (_, u, v, half) in zip(fields, geom.cells, strict=True):
-        k = stack_of.get(id(field))
-        others = [b for j, b in enumerate(boxes) if j != k]
+    from the camera (the 3x3 games' far rows) reads that stack, not itself: it is judged
+    again on the points of the board within its cube's footprint that the camera sees
+    past the other stacks (each grown by the cubes' play): a cube there covers them, else
+    they show the glaze. With fewer than ``MIN_SEEN`` of them seen its occupancy (and for
+    an occupied one its height) drops to ``HIDDEN_CONFIDENCE`` (``hidden``), so a second
+    camera's view or the referee's caution takes over. Returns whether an occupancy
+    changed (the heights are then measured again)."""
+    grow = CUBE_MM / 2 + PLAY_MM
+    boxes = {i: (u - grow, u + grow, v - grow, v + grow, 0.0, h.cubes * CUBE_MM)
+             for i, ((_, u, v, _), h) in enumerate(zip(geom.cells, heights, strict=True))
+             if h is not None}
+    grid = np.linspace(-FOOTPRINT_MM, FOOTPRINT_MM, 8)
+    h_img, w_img = image.shape[:2]
+    changed = False
+    for i, (field, (_, u, v, half)) in enumerate(zip(fields, geom.cells, strict=True)):
+        others = [b for j, b in boxes.items() if j != i]
         r = half * 0.6
         centre = np.array([(u - r, v + r, 0.5), (u + r, v + r, 0.5), (u + r, v - r, 0.5),
                            (u - r, v - r, 0.5)])
-        if cg.hidden_fraction(centre, camera, others) > HIDDEN_SHARE:
-            field["confidence"] = min(field["confidence"], HIDDEN_CONFIDENCE)
-            if k is not None:
-                field["height_confidence"] = min(field["height_confidence"], HIDDEN_CONFIDENCE)
+        if cg.hidden_fraction(centre, frame.camera, others) <= HIDDEN_SHARE:
+            continue
+        pts = np.array([(u + a, v + b, 0.5) for a in grid for b in grid])
+        seen = pts[~cg.hidden(pts, frame.camera, others)]
+        if len(seen) < MIN_SEEN:
+            field.update(confidence=min(field["confidence"], HIDDEN_CONFIDENCE), hidden=True)
+            continue
+        px = np.round(project(frame.pose, seen, frame.dist)).astype(int)
+        px = np.clip(px, 0, (w_img - 1, h_img - 1))
+        ratio = _field_score(image[px[:, 1], px[:, 0]][None], geom, reference) / reference
+        occupied = bool(ratio < OCCUPIED_BELOW)
+        changed |= occupied != field["occupied"]
+        field.update(occupied=occupied,
+                     confidence=float(np.clip(0.5 + abs(ratio - OCCUPIED_BELOW) * 2.0, 0.5, 1.0)))
+    return changed
 
 
 def _colour(cube: dict, log_odds: float, top: bool) -> None:
