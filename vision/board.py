@@ -20,8 +20,9 @@ Steps (``find_board``):
    homography), onto the steps and thin lines found along each model point's normal
    within less than half the painted lines' spacing. Pieces hide part of the model;
    the robust weights leave those points out, the rest still fixes all four corners.
-3. The fit whose painted lines show best where it puts them (``support``) wins, if at
-   least ``MIN_SUPPORT`` of them do: no board otherwise. The search ends at the first
+3. The fit (or, where the sub-pixel fit lost the pattern, the alignment) whose painted
+   lines show best where it puts them (``support``) wins, if at least ``MIN_SUPPORT`` of
+   them do: no board otherwise. The search ends at the first
    fit that shows ``GOOD_SUPPORT``; an alignment scoring under ``ALIGNED_SHARE`` of the
    best one so far is not fitted.
 4. The corners are named (``orient``): the turns the board's shape allows, narrowed by
@@ -46,6 +47,7 @@ CORNER_NAMES = ("nw", "ne", "se", "sw")
 PERSPECTIVE_RATIO = 1.15  # opposite sides this unequal: the longer one is nearer
 MIN_FILL = 0.68  # region area / its quad area (pieces on the edge notch the region)
 ADAPTIVE_BLOCKS = (61, 151)  # px at FIND_WIDTH: neighbourhoods of the local thresholds
+BRIGHTEST = (2.0, 5.0, 10.0)  # per cent of the frame: the glaze's candidate masks
 ADAPTIVE_C = 8  # material score levels above (below) the neighbourhood's mean
 CANDIDATES = 6  # coarse quads fitted per frame, best first
 STRIP_ASPECT = 4.0  # a board this long for its width is found as a strip too
@@ -57,6 +59,7 @@ MIN_LINE = 3.0  # grey levels: weakest painted line the fit uses
 PEAK_SHARE = 0.5  # an edge this share of the strongest one near it counts (nearest wins)
 GOOD_SUPPORT = 0.85  # a fit whose pattern shows this well ends the search
 ALIGNED_SHARE = 0.8  # an alignment scoring under this share of the best is not fitted
+MIN_SHARE = 0.25  # of the whole pattern (outline and lines) in place, below: not the board
 MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the board
 CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
 CARD_BAND_MM = 7.25  # the Cubes board's printed band, inside the edge
@@ -168,6 +171,11 @@ def _candidate_masks(small: np.ndarray, geom: Geometry):
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     yield cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
                            cv2.MORPH_OPEN, kernel)
+    if geom.material == "ceramic":  # the white glaze: often the frame's brightest few %
+        for share in BRIGHTEST:
+            level = np.percentile(score, 100 - share)
+            yield cv2.morphologyEx((score >= level).astype(np.uint8) * 255, cv2.MORPH_CLOSE,
+                                   kernel)
     for block in ADAPTIVE_BLOCKS:  # lighter or darker than round about
         for kind in (cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV):
             local = cv2.adaptiveThreshold(score, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block,
@@ -365,9 +373,10 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
             continue
         top = max(top, score)
         fitted = fit_model(grey, aligned, geom, wide=0.0)
-        s = support(grey, fitted, geom)
-        if s > best[0]:
-            best = (s, fitted, start)
+        for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
+            s = support(grey, corners, geom)
+            if s > best[0]:
+                best = (s, corners, start)
         if best[0] >= GOOD_SUPPORT:
             break
     if best[1] is None:
@@ -734,6 +743,7 @@ def pattern_check(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
 def support(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
     """Share of the board's pattern found in place (``pattern_check``); 0 when under
     ``MIN_SUPPORT`` of its painted lines show (a plank or a plain rectangle of the
-    board's shape is not the board)."""
+    board's shape is not the board) or under ``MIN_SHARE`` of the whole pattern (a wood
+    grain's lines can stand where some of the painted ones would)."""
     share, lines, _ = pattern_check(grey, corners, geom)
-    return share if lines >= MIN_SUPPORT else 0.0
+    return share if lines >= MIN_SUPPORT and share >= MIN_SHARE else 0.0
