@@ -8,8 +8,9 @@
   check runs: how often it warns, for registrations off by more than 1 mm and for the
   others), and from four clicked corners (the truth plus 1.5 px of noise, snapped);
 - set enrolment (``calibration.enrol``): the model alone (before) and after enrolling 5
-  captures of every face, on held-out synthetic crops of the training set's look
-  (``default``) and of a set unlike it (``other-set``), for each method;
+  captures of every face (symbols, pips, Cubes stones), on held-out synthetic crops of
+  the training set's look (``default``) and of a set unlike it (``other-set``: other
+  wood, symbol drawings, pip colours, stone colours, light), for each method;
 - the real dice: enrol 5 crops of each pip count from one source group (crops the pip
   model was not trained on), measure on the other groups (and the rest of that group).
 """
@@ -100,7 +101,9 @@ def board_rows() -> list[dict]:
     return rows
 
 
-METHODS = ("prototypes", "linear", "nearest", "auto")
+METHODS = ("prototypes", "linear", "nearest", "finetune", "auto")
+#: game -> render kind of its crops: symbols, pips, stones
+ENROL_GAMES = (("esoloe", "face"), ("tyr", "die"), ("cubes", "stone"))
 
 
 def _name(method: str, ad) -> str:
@@ -110,24 +113,57 @@ def _name(method: str, ad) -> str:
     return f"auto ({chosen})" if method == "auto" else chosen
 
 
-def _accuracy(predictions, head, truth) -> float:
-    return float(np.mean([p[head].label == t for p, t in zip(predictions, truth,
-                                                             strict=True)]))
+def _read(plan, predictions) -> list[str]:
+    """Each crop's class as the plan names it (stones: the grid token)."""
+    from calibration.enrol import TOKEN
+    from vision.classifier import stone_token
+
+    if plan.head == TOKEN:
+        return [stone_token(p)[0] for p in predictions]
+    return [p[plan.head].label for p in predictions]
+
+
+def _accuracy(plan, predictions, truth) -> float:
+    return float(np.mean([r == t for r, t in zip(_read(plan, predictions), truth,
+                                                 strict=True)]))
+
+
+def _model_turns(plan, model, crops, truth) -> float:
+    """The model alone, read from the crops' four quarter turns, log-probabilities
+    averaged (what a profile's way of reading adds by itself)."""
+    from calibration import enrol
+
+    views = [v for c in crops for v in enrol.quarter_turns(c)]
+    names, prior = enrol.head_log_probs(model.heads, model.logits(views), plan.head)
+    probs = sum(prior[k::4] for k in range(4))
+    read = [names[j] for j in np.argmax(probs, axis=1)]
+    return float(np.mean([r == t for r, t in zip(read, truth, strict=True)]))
+
+
+def _profile(game, plan, ad):
+    from calibration import enrol
+    from calibration.files import EnrolmentProfile
+
+    return enrol.Profile(EnrolmentProfile(game, {plan.model: ad.to_json()}))
 
 
 def synthetic_rows() -> list[dict]:
+    """Per game and crop look: the model alone (before) and after 5 captures of every
+    face, each method, on ``HELD_OUT`` unseen crops of that look."""
+    import time
+
     from calibration import enrol, synthetic
-    from calibration.files import EnrolmentProfile
     from vision.classifier import Classifier
 
     rows = []
-    for game, kind in (("esoloe", "face"), ("tyr", "die")):
+    for game, kind in ENROL_GAMES:
         plan = enrol.plan(game)
         model = Classifier.load(plan.model)
         for variant in ("default", "other-set"):
             crops, keys = synthetic.render(kind, HELD_OUT, TEST_SEED, variant=variant)
             truth = [k[1] for k in keys]
-            before = _accuracy(model.predict(crops), plan.head, truth)
+            before = _accuracy(plan, model.predict(crops), truth)
+            turned = _model_turns(plan, model, crops, truth)
             user = synthetic.RenderedCrops(kind, ENROL_SEED, variant)
             session = enrol.Session(plan, model)
             for face in plan.faces:
@@ -135,18 +171,24 @@ def synthetic_rows() -> list[dict]:
                     session.add(face, user(face))
             for method in METHODS:
                 session.method = method
+                start = time.process_time()
                 ad = session.adapt()
-                profile = enrol.Profile(EnrolmentProfile(game, {plan.model: ad.to_json()}))
-                after = _accuracy(profile.predict(plan.model, model, crops), plan.head, truth)
+                cpu = time.process_time() - start
+                after = _accuracy(plan, _profile(game, plan, ad).predict(plan.model, model,
+                                                                          crops), truth)
                 rows.append(_row(f"{plan.model} accuracy, {_name(method, ad)}",
                                  f"{kind} crops, {variant}", HELD_OUT, round(before, 3),
                                  round(after, 3),
                                  f"{len(session.crops)} captures, cross-validated "
-                                 f"{ad.cv['accuracy']:.3f}"))
+                                 f"{ad.cv['accuracy']:.3f}; model alone on 4 turns "
+                                 f"{turned:.3f}; adapting {cpu:.1f} s CPU"))
     return rows
 
 
 def real_dice_rows() -> list[dict]:
+    """Enrol ``REAL_PER_CLASS`` crops of each pip count from one source group (crops the
+    pip model was not trained on), measure on each other group and the rest of that
+    one."""
     from calibration import enrol
     from vision import real_dice
     from vision.classifier import Classifier
@@ -155,14 +197,11 @@ def real_dice_rows() -> list[dict]:
     model = Classifier.load("pips")
     crops = evaluate.real_dice_held_out(model, real_dice.load())
     plan = enrol.plan("tyr")
-    head = list(model.heads).index("pips")
-    labels = model.heads["pips"]
-    groups = real_dice.by_group(crops)
     data = {}
-    for group, members in groups.items():
+    for group, members in real_dice.by_group(crops).items():
         images = [c.image() for c in members]
         data[group] = (images, [str(c.pips) for c in members],
-                       model.logits(images)[head])
+                       [p["pips"].label for p in model.predict(images)])
     rows = []
     rng = np.random.default_rng(0)
     for source, (images, truth, _) in data.items():
@@ -171,22 +210,22 @@ def real_dice_rows() -> list[dict]:
             by_class[t].append(i)
         chosen = sorted(i for t in sorted(by_class)
                         for i in rng.permutation(by_class[t])[:REAL_PER_CLASS])
+        session = enrol.Session(plan, model)
+        for i in chosen:
+            session.add(enrol.Face(f"a die with {truth[i]} up", truth[i], "die"), images[i])
         for method in METHODS:
-            session = enrol.Session(plan, model, method)
-            for i in chosen:
-                session.add(enrol.Face(f"a die with {truth[i]} up", truth[i], "die"), images[i])
+            session.method = method
             ad = session.adapt()
-            for target, (t_images, t_truth, t_logits) in data.items():
+            profile = _profile("tyr", plan, ad)
+            for target, (t_images, t_truth, t_before) in data.items():
                 keep = [i for i in range(len(t_truth))
                         if not (target == source and i in set(chosen))]
                 if not keep:
                     continue
-                before = float(np.mean([labels[int(np.argmax(t_logits[i]))] == t_truth[i]
-                                        for i in keep]))
-                preds = ad.predict(model.embed([t_images[i] for i in keep]),
-                                   t_logits[keep], labels, 1)
-                after = float(np.mean([p.label == t_truth[i]
-                                       for p, i in zip(preds, keep, strict=True)]))
+                before = float(np.mean([t_before[i] == t_truth[i] for i in keep]))
+                after = _accuracy(plan, profile.predict("pips", model,
+                                                        [t_images[i] for i in keep]),
+                                  [t_truth[i] for i in keep])
                 where = "rest of that group" if target == source else "another group"
                 rows.append(_row(f"real pips, enrol {len(chosen)} of {source}, "
                                  f"{_name(method, ad)}",

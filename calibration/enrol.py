@@ -40,6 +40,7 @@ tokens: the kind, digit and side heads, from the tokens' probabilities).
 from __future__ import annotations
 
 import contextlib
+import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -280,15 +281,15 @@ def tap(classifier: Classifier) -> Tap:
     return _TAPS[classifier.path]
 
 
-def _one_blas_thread():
-    """numpy's BLAS on one thread while adapting: its matrices are small, and on a busy
-    machine (2 cores here, the camera's on the Pi) spinning BLAS threads cost several
-    times the work (threadpoolctl, where it is installed)."""
+def _blas_threads():
+    """numpy's BLAS on half the cores while adapting (one on this 2-core VM, two on a
+    Raspberry Pi 4): its matrices are small, and on a busy machine spinning BLAS threads
+    cost several times the work (threadpoolctl, where it is installed)."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
         return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+    return threadpool_limits(max(1, (os.cpu_count() or 1) // 2), user_api="blas")
 
 
 def _conv_embed(cols: np.ndarray, weight: np.ndarray, bias: np.ndarray):
@@ -674,7 +675,7 @@ class Session:
             except EnrolError:  # no onnx package, or a model that is no plain CNN
                 methods = tuple(m for m in methods if m != "finetune")
         for method in methods:
-            with _one_blas_thread():
+            with _blas_threads():
                 ad = self._fit(method, range(len(labels)))
                 ad.cv = cross_validate(labels, pieces,
                                        lambda keep, m=method: self._fit(m, keep), self._read)
