@@ -51,8 +51,10 @@ BRIGHTEST = (2.0, 5.0, 10.0)  # per cent of the frame: the glaze's candidate mas
 ADAPTIVE_C = 8  # material score levels above (below) the neighbourhood's mean
 CANDIDATES = 6  # coarse quads fitted per frame, best first
 STRIP_ASPECT = 4.0  # a board this long for its width is found as a strip too
-STRIP_LINES = 24  # the longest straight edges paired into a strip's sides
-STRIPS = 3  # strips fitted per frame
+STRIP_LINES = 40  # the longest straight edges paired into a strip's sides
+STRIP_PIECES = 120  # the longest pieces of straight edges joined into them
+STRIP_GAP = 0.08  # of the frame's width: a straight edge's pieces joined across this
+STRIPS = 4  # strips fitted per frame
 MODEL_POINTS_PER_SIDE = 60  # edge model: points along the board's longer side
 MIN_STEP = 6.0  # grey levels: weakest outline step the fit uses
 MIN_LINE = 3.0  # grey levels: weakest painted line the fit uses
@@ -247,43 +249,67 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
 
 def _strip_candidates(grey: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     """On a strip of a board (Neunfeld's, whose region merges with the dice and pawns
-    beside it): quads between two long straight edges (``cv2.HoughLinesP``) nearly
+    beside it): quads between two long straight edges (``_straight_edges``) nearly
     parallel, as far apart as the strip's aspect allows, the longest first (at most
     ``STRIPS``)."""
     if geom.aspect < STRIP_ASPECT:
         return []
+    found = []
+    edges = _straight_edges(grey)
+    for i, (d, off_a, a0, a1) in enumerate(edges):
+        n = np.array([-d[1], d[0]])
+        for e, off_b, b0, b1 in edges[i + 1:]:
+            if abs(d @ e) < np.cos(np.radians(6)):
+                continue
+            if d @ e < 0:  # the same direction, its extent along it too
+                e, off_b, b0, b1 = -e, -off_b, -b1, -b0
+            gap = off_b - off_a  # both along n (e is within 6 degrees of d)
+            lo, hi = min(a0, b0), max(a1, b1)
+            long = hi - lo
+            if abs(gap) < 2 or not geom.aspect * 0.7 <= long / abs(gap) <= geom.aspect * 2.6:
+                continue
+            overlap = (min(a1, b1) - max(a0, b0)) / long
+            if overlap < 0.4:
+                continue
+            quad = np.array([lo * d + off_a * n, hi * d + off_a * n,
+                             hi * d + off_b * n, lo * d + off_b * n])
+            found.append((long * overlap, quad))
+    found.sort(key=lambda f: -f[0])
+    return [q for _, q in found[:STRIPS]]
+
+
+def _straight_edges(grey: np.ndarray) -> list[tuple[np.ndarray, float, float, float]]:
+    """The longest straight edges (``cv2.HoughLinesP`` on Canny edges), pieces of one
+    line joined across gaps (a die standing on a strip's edge breaks it): (direction,
+    offset along its normal (-d_y, d_x), extent from, to along the direction), at most
+    ``STRIP_LINES``, of the ``STRIP_PIECES`` longest pieces."""
     edges = cv2.Canny(cv2.GaussianBlur(grey, (3, 3), 0), 30, 75)
     w = grey.shape[1]
-    lines = cv2.HoughLinesP(edges, 1, np.pi / 180, 30, minLineLength=0.1 * w,
+    lines = cv2.HoughLinesP(edges, 1, np.pi / 180, 20, minLineLength=0.05 * w,
                             maxLineGap=0.02 * w)
     if lines is None:
         return []
     segs = lines.reshape(-1, 2, 2).astype(np.float64)
-    length = np.linalg.norm(segs[:, 1] - segs[:, 0], axis=1)
-    segs = segs[np.argsort(-length)][:STRIP_LINES]
-    found = []
-    for i, a in enumerate(segs):
-        d = (a[1] - a[0]) / np.linalg.norm(a[1] - a[0])
+    segs = segs[np.argsort(-np.linalg.norm(segs[:, 1] - segs[:, 0], axis=1))][:STRIP_PIECES]
+    joined: list[list] = []  # [direction, offset, from, to]
+    for p, q in segs:
+        d = (q - p) / np.linalg.norm(q - p)
         n = np.array([-d[1], d[0]])
-        for b in segs[i + 1:]:
-            e = (b[1] - b[0]) / np.linalg.norm(b[1] - b[0])
-            if abs(d @ e) < np.cos(np.radians(6)):
+        for j in joined:
+            if abs(j[0] @ d) < np.cos(np.radians(2)):
                 continue
-            gap = float(np.mean((b - a[0]) @ n))
-            t = np.concatenate([a, b]) @ d
-            long = float(t.max() - t.min())
-            if abs(gap) < 2 or not geom.aspect * 0.7 <= long / abs(gap) <= geom.aspect * 2.6:
+            dj, nj = j[0], np.array([-j[0][1], j[0][0]])
+            if max(abs(p @ nj - j[1]), abs(q @ nj - j[1])) > 2.0:
                 continue
-            lo, hi = max(min(a @ d), min(b @ d)), min(max(a @ d), max(b @ d))
-            overlap = (hi - lo) / long
-            if overlap < 0.4:
+            t0, t1 = sorted((p @ dj, q @ dj))
+            if t0 > j[3] + STRIP_GAP * w or t1 < j[2] - STRIP_GAP * w:
                 continue
-            off_a, off_b = float(np.mean(a @ n)), float(np.mean(b @ n))
-            quad = np.array([t.min() * d + off_a * n, t.max() * d + off_a * n,
-                             t.max() * d + off_b * n, t.min() * d + off_b * n])
-            found.append((long * overlap, quad))
-    found.sort(key=lambda f: -f[0])
-    return [q for _, q in found[:STRIPS]]
+            j[2], j[3] = min(j[2], t0), max(j[3], t1)
+            break
+        else:
+            joined.append([d, float(p @ n), *sorted((float(p @ d), float(q @ d)))])
+    joined.sort(key=lambda j: j[2] - j[3])
+    return [(j[0], j[1], j[2], j[3]) for j in joined[:STRIP_LINES]]
 
 
 def _quad_distance(a: np.ndarray, b: np.ndarray) -> float:
