@@ -19,7 +19,8 @@ once (array operations, no per-field loop):
   (darker than the top, on the camera's side of it), the lightness at the field's centre
   on the board plane, and the printed lines a stone's top would hide; each measure also
   enters multiplied by the slant (``shift / 6 mm``), so that overhead views lean on the
-  outline and slanted ones on the side faces and lines. Its probability is the token's
+  outline (the darkest strip per side, ``OUTLINE_MM``) and slanted ones on the side faces
+  and lines. Its probability is the token's
   confidence, the other token its alternative;
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
@@ -67,6 +68,7 @@ PX_PER_MM = 1.5  # of the rectified views of the fields
 FIELD_PX = int(FIELD_MM * PX_PER_MM)
 CROP_HALF_MM = 16.0  # the stone model's crop: 32 mm square (a stone is 24 mm)
 CROP_PX = 40  # the stone model's input size
+OUTLINE_MM = (9.0, 10.0, 11.0, 12.0, 12.5)  # inner edges of the outline strips
 UNEVEN = 0.15  # spread of a top (board grey units) over a white stone's (0.13 at 99.9 %)
 EVEN = 0.1  # under this spread a top shows no colour (coloured stones: 0.14 and more)
 HUE_SHARE = 0.2  # share of a stone window's pixels of one hue that names its colour
@@ -76,10 +78,12 @@ UNSEEN_COLOUR = 0.8  # most confidence in a stone whose colour only the model sa
 #: times the slant, then of the slant, then the bias; logit > 0: a white stone. Fitted by
 #: L2-regularised logistic regression (lambda 1, standardised measures) on the fields
 #: without a colour of 560 dev renders (seeds 200-399 oblique, 200-279 overhead, 300-459
-#: any; true corners); fitted on even seeds, the odd ones' white-or-empty were wrong in 59
-#: of 16,165 fields (14 of them at 0.9 or more)
-OCCUPANCY = np.array([-2.707, 11.28, 79.06, -13.31, 1.308, -0.0908, -2.235, 27.92, -44.26,
-                      -13.56, -1.78, 14.49, -0.3615, -7.339])
+#: any), each read twice: on the true corners and on corners moved by 1.2 px (sd), as a
+#: found board's are. Fitted on even seeds, the odd ones' white-or-empty were wrong in 58
+#: of 16,165 fields on true corners (15 of them at 0.9 or more) and in 127 on the moved
+#: corners (26; overhead 59 of 3,824, where white on white paper shows only its outline)
+OCCUPANCY = np.array([-19.82, 85.52, 45, -15.6, 15.24, -5.706, -1.242, -32.1, -17.79, -12.9,
+                      -2.788, 21.27, 1.614, -9.581])
 
 
 def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.ndarray]:
@@ -168,8 +172,12 @@ def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.
     none = np.zeros_like(core)
     slanted = np.hypot(sx, sy) >= 2.5  # side faces: the top swept towards the camera
     side = _swept(x, y, 11.0, -sx, -sy) & (r_sq >= 13.0) if slanted else none
-    top, inner, outer, sides = _means(L6, core, (r_sq >= 7.0) & (r_sq <= 9.5),
-                                      (r_sq >= 10) & (r_sq <= 12.5), side).T
+    top, inner, sides = _means(L6, core, (r_sq >= 7.0) & (r_sq <= 9.0), side).T
+    # the outline: per side of the top, the darkest strip 9..13.5 mm out (a stone lies up
+    # to 3 mm off its field's centre, the board's corners a pixel or two off theirs)
+    strips = [(p >= r) & (p < r + 1.0) & (np.abs(q) <= 7.0)
+              for p, q in ((y, x), (-y, x), (x, y), (-x, y)) for r in OUTLINE_MM]
+    outer = _means(L6, *strips).reshape(100, 4, len(OUTLINE_MM)).min(axis=2).mean(axis=1)
     spread = np.sqrt(np.maximum(_means(L6 * L6, core)[:, 0] - top * top, 0.0))
     line = (np.abs(r_sq - FIELD_MM / 2) <= 0.7) & (np.minimum(ax, ay) <= 11.0)
     hidden = line & _swept(x, y, 10.5, sx, sy, 0.3, 1.0) & (r_sq > 13.0)
