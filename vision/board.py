@@ -208,7 +208,8 @@ def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
 
 def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     """Quadrilaterals (4, 2) in full-resolution px, unordered corners, that may be the
-    board or its printed field block, best first (at most ``CANDIDATES``)."""
+    board or its printed field block: the regions' best first (at most ``CANDIDATES``),
+    then a strip's (``_strip_candidates``)."""
     h, w = image.shape[:2]
     scale = FIND_WIDTH / w
     small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
@@ -238,12 +239,14 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     found.sort(key=lambda f: -f[0])
     out: list[np.ndarray] = []
     strips = [(q + 0.5) / scale - 0.5 for q in _strip_candidates(grey, geom)]
-    for quad in [*strips, *(q for _, q in found)]:
-        size = np.sqrt(cv2.contourArea(quad.astype(np.float32)))
-        if all(_quad_distance(quad, q) > 0.05 * size for q in out):
-            out.append(quad)
-        if len(out) == CANDIDATES + len(strips):
-            break
+    for quads, most in (((q for _, q in found), CANDIDATES), (strips, len(strips))):
+        most += len(out)
+        for quad in quads:
+            if len(out) == most:
+                break
+            size = np.sqrt(cv2.contourArea(quad.astype(np.float32)))
+            if all(_quad_distance(quad, q) > 0.05 * size for q in out):
+                out.append(quad)
     return out
 
 
