@@ -68,3 +68,20 @@ def test_colour_errors():
     with pytest.raises(colour.ColourError, match="clipped"):
         colour.calibrate_colour([np.full((720, 1280, 3), 255, np.uint8)], None,
                                 white_box=(0, 0, 100, 100))
+
+
+@pytest.mark.parametrize("game, mode, seed", [("esoloe", "overhead", 8_000_001),
+                                              ("esoloe-tictactoe", "oblique", 8_000_004)])
+def test_auto_registration_of_a_render_within_a_millimetre(game, mode, seed):
+    from vision.render.frame import RenderOptions, render_scene
+
+    empty = {"cells": [[] for _ in geometry(game).cells]}
+    frames, truth = [], None
+    for k in range(2):
+        image, t = render_scene(game, empty, seed, options=RenderOptions(camera_mode=mode,
+                                                                         frame=k))
+        frames.append(image)
+        truth = truth or t
+    reg = registration.register_auto(frames, game, n=2)
+    assert reg.frames == 2
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
