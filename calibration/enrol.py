@@ -486,16 +486,19 @@ class Adaptation:
                 for row in self.probabilities(views, prior_labels)]
 
     def to_json(self) -> dict:
+        def rounded(a: np.ndarray) -> list:  # in float64, so each number prints short
+            return np.round(np.asarray(a, np.float64), 6).tolist()
+
         data = {"head": self.head, "method": self.method, "scale": self.scale,
                 "model_weight": self.model_weight, "turns": self.turns,
-                "prototypes": {k: np.round(v, 6).tolist() for k, v in self.prototypes.items()},
+                "prototypes": {k: rounded(v) for k, v in self.prototypes.items()},
                 "captures": self.captures}
         if self.method in ("linear", "finetune"):
-            data["weights"] = np.round(self.weights, 6).tolist()
-            data["bias"] = np.round(self.bias, 6).tolist()
+            data["weights"] = rounded(self.weights)
+            data["bias"] = rounded(self.bias)
         if self.method == "finetune":
-            data["conv_weights"] = np.round(self.conv_weights, 6).tolist()
-            data["conv_bias"] = np.round(self.conv_bias, 6).tolist()
+            data["conv_weights"] = rounded(self.conv_weights)
+            data["conv_bias"] = rounded(self.conv_bias)
         if self.cv is not None:
             data["cross_validation"] = self.cv
         return data
