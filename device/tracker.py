@@ -25,7 +25,11 @@ not found anew; a board registered by calibration is used as it is) and the trac
 one observation with ``stable`` true, the next ``seq`` (strictly increasing, starting at
 ``first_seq``) and the frame's capture time. A hand over the board keeps breaking the
 run, so nothing is recognised under it. A settled scene that looks as it did at the last
-recognition (a hand came and went without moving anything) is not read again.
+recognition (a hand came and went without moving anything) is not read again; that
+check is finer than the still test (``moved``: also a compact change of ``piece_px``
+pixels within a ``piece_window`` square), since one small piece placed (a Cubes stone:
+some 90 of the 25,600 pixels of the board picture) may change fewer pixels than
+``changed_fraction`` asks for.
 
 Unstable observations are not published at all: the referee ignores them, liveness is
 the transport's heartbeat and the service watchdog. A frame that is None, empty, not an
@@ -70,6 +74,8 @@ class TrackerConfig:
     lores_width: int = 160  # change-detection picture width, px (whole frame or board)
     pixel_delta: int = 18  # grey levels a pixel must change by to count as changed
     changed_fraction: float = 0.004  # share of changed pixels that means "moving"
+    piece_window: int = 9  # px square (of the change picture) a small piece fits in ...
+    piece_px: int = 25  # ... with this many changed pixels in it: a piece moved there
     settle_frames: int = 3  # a still run must last this many frames ...
     settle_s: float = 0.5  # ... and this many seconds of capture time
     board_margin: float = 0.15  # board region grown by this share of its size each side
@@ -156,6 +162,18 @@ class Tracker:
         moved = cv2.absdiff(a, b) > self.config.pixel_delta
         return np.count_nonzero(moved) > self.config.changed_fraction * moved.size
 
+    def moved(self, a: np.ndarray, b: np.ndarray) -> bool:
+        """Whether anything on the board moved between two change-detection pictures:
+        ``changed``, or a compact change anywhere (``piece_px`` changed pixels within a
+        ``piece_window`` square: one small piece, a Cubes stone, a die turned, far
+        under ``changed_fraction`` of the picture; camera noise is not compact)."""
+        if self.changed(a, b):
+            return True
+        k = self.config.piece_window
+        diff = (cv2.absdiff(a, b) > self.config.pixel_delta).astype(np.float32)
+        return bool(cv2.boxFilter(diff, -1, (k, k), normalize=False).max()
+                    >= self.config.piece_px)
+
     def _set_board(self, board: dict | None) -> None:
         """Change detection on the board region of ``board`` (the observation's corners
         nw, ne, se, sw in frame px); None: on the whole frame."""
@@ -224,7 +242,7 @@ class Tracker:
         if self._done or self._run < cfg.settle_frames or now - self._anchor_time < cfg.settle_s:
             return None
         self._done = True
-        if self._last_read is not None and not self.changed(small, self._last_read):
+        if self._last_read is not None and not self.moved(small, self._last_read):
             return None  # a hand came and went; nothing moved
         return self._read(image, lores, small, now)
 

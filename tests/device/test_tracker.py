@@ -121,13 +121,14 @@ def test_bad_frames_are_skipped_with_a_warning_and_the_stream_goes_on(frames, ca
 # ---------------------------------------------------------------- drawn pictures, no vision
 
 def _table(pieces: tuple[tuple[int, int], ...] = (), hand: int | None = None,
-           person: bool = False) -> np.ndarray:
-    """A 320x180 'table': a light board at (100..220, 40..140), dark pieces, a hand over
-    the board at x = ``hand``, a person at the left edge (outside the board)."""
+           person: bool = False, size: int = 15) -> np.ndarray:
+    """A 320x180 'table': a light board at (100..220, 40..140), dark pieces ``size`` px
+    wide, a hand over the board at x = ``hand``, a person at the left edge (outside the
+    board)."""
     img = np.full((180, 320, 3), 90, np.uint8)
     cv2.rectangle(img, (100, 40), (220, 140), (220, 220, 220), -1)
     for x, y in pieces:
-        cv2.rectangle(img, (x, y), (x + 15, y + 15), (40, 70, 40), -1)
+        cv2.rectangle(img, (x, y), (x + size, y + size), (40, 70, 40), -1)
     if hand is not None:
         cv2.ellipse(img, (hand, 90), (45, 25), 20, 0, 360, (120, 150, 200), -1)
     if person:
@@ -186,6 +187,22 @@ def test_a_scene_is_read_once_and_again_only_after_a_change_settles(caplog):
     obs = _play(tracker, _hand(2) + [one] * 8, 7.0)
     assert [o["seq"] for o in obs] == [3]
     assert tracker.lores(empty).shape == (133, 160)  # the board region: 120x100 px, grown
+
+
+def test_one_small_piece_placed_under_a_hand_is_read():
+    """A piece that changes far fewer pixels than ``changed_fraction`` (a Cubes stone) is
+    a move all the same: the settled scene is read, not taken for a hand that came and
+    went; noise spread over the board is not."""
+    vision = FakeVision()
+    tracker = Tracker(TrackerConfig(game=GAME, settle_frames=3, settle_s=0.2), vision)
+    empty, stone = _table(), _table(((150, 80),), size=5)
+    assert len(_play(tracker, [empty] * 8, 0.0)) == 1  # the board is known now
+    before, after = tracker.lores(empty), tracker.lores(stone)
+    assert not tracker.changed(before, after) and tracker.moved(before, after)
+    assert len(_play(tracker, _hand(3) + [stone] * 8, 1.0)) == 1 and vision.calls == 2
+    speckled = before.copy()
+    speckled[::20, ::20] = 0  # one pixel in 400 changed, none of them together
+    assert not tracker.moved(before, speckled)
 
 
 def test_change_detection_watches_the_board_once_vision_found_it():
