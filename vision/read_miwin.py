@@ -39,6 +39,9 @@ PIP_DL = 25.0  # ... this much lighter than round it (Lab L, 0..255) and ...
 PIP_CHROMA = 40.0  # ... this unsaturated (|a| + |b|): a pip
 MIN_PIP_SHARE = 0.004  # share of a die-sized window that pips must cover at least
 ONE_PIP_SHARE = 0.025  # about the share of a die's top that one pip covers
+STRIP_MM = 4.0  # strips beyond a top's edges that must not be of the die's colour ...
+GAP_MM = 3.0  # ... this far out (a blurred edge bleeds into its first millimetres)
+MAX_PIP_SHIFT_MM = 6.0  # the pips' centroid moves a top's centre at most this far
 CROP_FILL = 0.62  # the die's share of the crop side (models/pips.md: 60..90 %; best here)
 
 
@@ -52,13 +55,15 @@ class Die:
 
 def plane(fix: BoardFix, geom: Geometry, image: np.ndarray, calibration: dict | None,
           z_mm: float = DIE_MM):
-    """The homography of the plane ``z_mm`` above the board top (board mm -> image px);
-    by default that of the tops of dice standing on the board."""
+    """(H, camera) of the plane ``z_mm`` above the board top: its homography (board mm ->
+    image px; by default that of the tops of dice standing on the board) and the camera's
+    centre (u, v mm, height above that plane mm)."""
     K = dist = None
     if calibration is not None:
         K, dist = calibration.get("K"), calibration.get("dist")
     pose = board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist)
-    return pose.plane_homography(z_mm)
+    centre = -pose.R.T @ pose.t
+    return pose.plane_homography(z_mm), np.array([centre[0], centre[1], centre[2] - z_mm])
 
 
 def _view(image: np.ndarray, H: np.ndarray, region: tuple[float, float, float, float]):
@@ -76,14 +81,15 @@ def _view(image: np.ndarray, H: np.ndarray, region: tuple[float, float, float, f
     return view, inside > 0, to_mm
 
 
-def _board_mask(shape, geom: Geometry, region, grow: float = 0.0) -> np.ndarray:
-    u0, _, _, v1 = region
+def _board_mask(shape, corners_px: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """The board top's pixels in the view (``M``: view px -> image px): its corners
+    ``corners_px`` (image px) taken back onto the view's plane. Off that plane's height
+    (the dice tops) the board shows shifted away from the camera, not under its outline
+    at the dice's height."""
+    pts = cv2.perspectiveTransform(np.asarray(corners_px, np.float64).reshape(-1, 1, 2),
+                                   np.linalg.inv(M)).reshape(-1, 2)
     m = np.zeros(shape, np.uint8)
-    x0 = int((-geom.width / 2 - grow - u0) * PX_PER_MM)
-    x1 = int((geom.width / 2 + grow - u0) * PX_PER_MM)
-    y0 = int((v1 - geom.depth / 2 - grow) * PX_PER_MM)
-    y1 = int((v1 + geom.depth / 2 + grow) * PX_PER_MM)
-    m[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
+    cv2.fillPoly(m, [np.round(pts).astype(np.int32)], 1)
     return m.astype(bool)
 
 
@@ -106,60 +112,137 @@ def colour_scores(diff: np.ndarray, chroma: np.ndarray) -> np.ndarray:
     down), red (a up) and black (L down, and itself without hue: a shadow keeps the hue
     of what it falls on; ``chroma``: |a| + |b| of the pixel itself), OpenCV Lab units."""
     dL, da, db = diff[..., 0], diff[..., 1], diff[..., 2]
-    return np.stack([-db - 0.3 * np.abs(da), da - 0.3 * np.abs(db), -dL - chroma])
+    blue, red = -db - 0.3 * np.abs(da), da - 0.3 * np.abs(db)
+    # a dark blue or red (a die's side face in shade, a blurred die) is not black
+    return np.stack([blue, red, -dL - chroma - np.maximum(np.maximum(blue, red), 0)])
 
 
-def find_dice(image: np.ndarray, H: np.ndarray, geom: Geometry,
-              region: tuple[float, float, float, float]) -> dict[str, Die | None]:
+def _top_kernel(side: int, toward: np.ndarray, stretch: float) -> np.ndarray:
+    """A correlation kernel that peaks where a die's top lies: the mean over the top's
+    square less the mean over strips just beyond its edges, except those facing the camera
+    (``toward``: unit vector from the die to the camera's foot, view px; a die's side faces
+    stretch ``stretch`` px that way on the plane of its top)."""
+    gap, width = max(1, int(round(GAP_MM * PX_PER_MM))), max(2, int(round(STRIP_MM * PX_PER_MM)))
+    r = side // 2 + gap + width
+    kernel = np.zeros((2 * r + 1, 2 * r + 1), np.float32)
+    h0, h1 = r - side // 2, r - side // 2 + side
+    kernel[h0:h1, h0:h1] = 1.0 / (side * side)
+    strips = {(1, 0): np.s_[h0:h1, h1 + gap:h1 + gap + width],
+              (-1, 0): np.s_[h0:h1, h0 - gap - width:h0 - gap],
+              (0, 1): np.s_[h1 + gap:h1 + gap + width, h0:h1],
+              (0, -1): np.s_[h0 - gap - width:h0 - gap, h0:h1]}
+    weights = {n: 1.0 if stretch < 2 * gap else max(0.0, -(n[0] * toward[0] + n[1] * toward[1]))
+               for n in strips}
+    total = sum(weights.values())
+    for n, where in strips.items():
+        kernel[where] -= weights[n] / (total * side * width)
+    return kernel
+
+
+def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
+              region: tuple[float, float, float, float],
+              camera: np.ndarray | None = None, on_board: bool = True
+              ) -> dict[str, Die | None]:
     """The three dice by colour on the plane of ``H`` (the dice tops) within ``region``;
-    None for a colour no place shows.
+    None for a colour no place shows. ``corners``: the board top's corners, image px (the
+    board fix's). ``camera``: the camera's centre (u, v, height above the plane, mm; from
+    ``plane``), None for straight above the region's middle. ``on_board`` False: no die
+    lies on the board (Neunfeld's; its pawns are no dice).
 
     Per colour, the mean of its score (``colour_scores``, pips left out) over a die-sized
-    window; the best window holds the die when that mean reaches ``PRESENT``; the die's
-    centre is the centroid of the colour's pixels round it (its shadow and side faces are
-    not of its colour)."""
+    window; the best window holds the die when that mean reaches ``PRESENT``. The die's
+    side faces, of its colour too, lie beside its top on this plane, stretched towards the
+    camera: the top is where its square is of the colour and the strips beyond its edges
+    away from the camera are not (``_top_kernel``), near that best window; its centre is
+    then the centroid of the pips inside that square (pip layouts are symmetric about the
+    top's centre)."""
     view, inside, to_mm = _view(image, H, region)
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
-    board = _board_mask(lab.shape[:2], geom, region)
+    board = _board_mask(lab.shape[:2], corners, H @ to_mm)
     diff = lab.astype(np.float32) - _background(lab, board)
     chroma = np.abs(lab[..., 1].astype(np.float32) - 128) + np.abs(
         lab[..., 2].astype(np.float32) - 128)
     k = int(round(PIP_KERNEL_MM * PX_PER_MM)) | 1
     tophat = cv2.morphologyEx(lab[..., 0], cv2.MORPH_TOPHAT,
                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    pip = (tophat > PIP_DL) & (chroma < PIP_CHROMA) & inside
-    scores = colour_scores(diff, chroma) * (~pip & inside)
+    # a pip is unsaturated, or (blurred into a coloured body) much less so than round it
+    round_it = cv2.dilate(chroma, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    pip = (tophat > PIP_DL) & ((chroma < PIP_CHROMA) | (chroma < 0.8 * round_it)) & inside
+    scores = np.maximum(colour_scores(diff, chroma) * (~pip & inside), 0)
     side = max(3, int(round(DIE_MM * PX_PER_MM)))
     # a die top shows at least one pip: windows without any are no die (a shadow)
     # (a window half on the die holds fewer of its pips: the whole top scores highest)
     pips = cv2.blur(pip.astype(np.float32), (side, side), borderType=cv2.BORDER_CONSTANT)
     weight = np.where(pips >= MIN_PIP_SHARE, np.minimum(1.0, pips / ONE_PIP_SHARE), 0.0)
-    means = [cv2.blur(np.maximum(s, 0), (side, side), borderType=cv2.BORDER_CONSTANT)
-             * weight for s in scores]
+    # the mean over the window's body (pips left out: a 9 covers a third of the top)
+    body_share = np.maximum(cv2.blur((~pip & inside).astype(np.float32), (side, side),
+                                     borderType=cv2.BORDER_CONSTANT), 0.5)
+    if not on_board:  # (the board as seen on this plane, and a little round it)
+        weight = weight * ~cv2.dilate(board.astype(np.uint8), np.ones((9, 9), np.uint8)
+                                      ).astype(bool)
+
+    def window_mean(score: np.ndarray) -> np.ndarray:
+        return cv2.blur(score, (side, side), borderType=cv2.BORDER_CONSTANT) / body_share \
+            * weight
+
+    means = [window_mean(s) for s in scores]
+    # towards the camera's foot (view px: x east, y south) and how far side faces stretch
+    u0, u1, v0, v1 = region
+    mid = np.array([(u0 + u1) / 2, (v0 + v1) / 2])
+    if camera is None:
+        camera = np.array([mid[0], mid[1], 1e6])
+    off = np.array([camera[0] - mid[0], -(camera[1] - mid[1])])
+    reach = float(np.linalg.norm(off))
+    toward = off / reach if reach > 0 else np.zeros(2)
+    stretch = DIE_MM * reach / max(float(camera[2]), DIE_MM) * PX_PER_MM
+    kernel = _top_kernel(side, toward, stretch)
     found: dict[str, Die | None] = dict.fromkeys(COLOURS)
-    for c, colour in enumerate(COLOURS):
+    for c, colour in enumerate(COLOURS):  # black last: blue and red are masked out of it
+        if colour == "black":
+            means[c] = window_mean(scores[c])
         mean = means[c]
         y, x = np.unravel_index(int(np.argmax(mean)), mean.shape)
         if mean[y, x] < PRESENT:
             continue
-        r = side
-        y0, y1, x0, x1 = max(y - r, 0), y + r + 1, max(x - r, 0), x + r + 1
-        win = np.maximum(scores[c], 0)[y0:y1, x0:x1]
-        body = (win > 0.5 * win.max()).astype(np.uint8)
-        # the pips set in this die's colour: their layouts are symmetric about the top's
-        # centre, which a shadow beside the die cannot pull away
-        k = max(3, int(round(PIP_KERNEL_MM * PX_PER_MM / 2)) * 2 + 1)
-        near = cv2.morphologyEx(body, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)) > 0
-        ys, xs = np.nonzero(pip[y0:y1, x0:x1] & near)
-        if len(ys) < MIN_PIP_SHARE * side * side:
-            ys, xs = np.nonzero(body)
-        cx, cy = float(xs.mean() + x0), float(ys.mean() + y0)
+        # the top near the best window: up to its own size away from the camera and the
+        # side faces' stretch towards it
+        r = int(side + stretch) + kernel.shape[0]
+        y0, y1 = max(y - r, 0), min(y + r + 1, mean.shape[0])
+        x0, x1 = max(x - r, 0), min(x + r + 1, mean.shape[1])
+        # the pips belong to the die: filled with the colour round them
+        part, body = scores[c][y0:y1, x0:x1], (~pip[y0:y1, x0:x1]).astype(np.float32)
+        filled = np.where(body > 0, part, cv2.blur(part, (k, k)) / np.maximum(
+            cv2.blur(body, (k, k)), 0.05))
+        fit = cv2.filter2D(filled, -1, kernel, borderType=cv2.BORDER_CONSTANT) \
+            * weight[y0:y1, x0:x1]
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        fit[np.hypot(yy - y, xx - x) > side / 2 + stretch] = -np.inf
+        ty, tx = np.unravel_index(int(np.argmax(fit)), fit.shape)
+        cx, cy = float(tx + x0), float(ty + y0)
+        # the centroid of the pips inside that square, twice, if that moves the top only a
+        # little (light specks of the table round a die are no pips of it)
+        h, start = side / 2 - 1, np.array([cx, cy])
+        for _ in range(2):
+            sy0, sx0 = max(int(round(cy - h)), 0), max(int(round(cx - h)), 0)
+            ys, xs = np.nonzero(pip[sy0:int(round(cy + h)), sx0:int(round(cx + h))])
+            if len(ys) < MIN_PIP_SHARE * side * side:
+                break
+            cx, cy = float(xs.mean() + sx0), float(ys.mean() + sy0)
+        shift = np.array([cx, cy]) - start
+        cx, cy = start + shift * min(1.0, MAX_PIP_SHIFT_MM * PX_PER_MM / max(
+            float(np.linalg.norm(shift)), 1e-6))
         u, v, w = to_mm @ np.array([cx, cy, 1.0])
         conf = 0.5 + 0.5 * float(np.clip((mean[y, x] - PRESENT) / PRESENT, 0.0, 1.0))
-        rival = max(float(means[k][y, x]) for k in range(3) if k != c)
+        rival = max(float(means[j][y, x]) for j in range(3) if j != c)
         if rival > 0.5 * mean[y, x]:  # another colour's score nearly as high here
             conf = min(conf, 0.6)
         found[colour] = Die(colour, float(u / w), float(v / w), conf)
+        if colour != "black":
+            # its side faces and shade are dark, without much hue: no place for black
+            yy, xx = np.mgrid[:mean.shape[0], :mean.shape[1]]
+            along = np.clip((xx - cx) * toward[0] + (yy - cy) * toward[1], 0, stretch)
+            gap = np.hypot(xx - cx - along * toward[0], yy - cy - along * toward[1])
+            scores[2][gap < 0.6 * side] = 0
     return found
 
 

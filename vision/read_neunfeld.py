@@ -85,14 +85,15 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Neunfeld board in ``image``."""
     H_board = homography(fix, geom)
-    pawns, pconfs, palts = _pawns(image, plane(fix, geom, image, calibration, PAWN_PLANE_MM),
-                                  H_board, geom)
+    pawns, pconfs, palts = _pawns(image, plane(fix, geom, image, calibration,
+                                               PAWN_PLANE_MM)[0], H_board, geom)
     dice: dict[str, dict] = {}
     reading = Reading({"pawns": pawns, "dice": dice})
     for i in range(2):
         reading.add(pconfs[i], f"pawns.{i}", 0.9, palts[i])
-    H = plane(fix, geom, image, calibration, DIE_MM - geom.thickness)
-    found = find_dice(image, H, geom, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM))
+    H, camera = plane(fix, geom, image, calibration, DIE_MM - geom.thickness)
+    found = find_dice(image, H, fix.corners, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM), camera,
+                      on_board=False)
     seen = [found[c] for c in COLOURS if found[c] is not None]
     south = [d for d in seen if d.v < 0]
     edge = geom.depth / 2

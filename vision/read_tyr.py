@@ -46,9 +46,9 @@ def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Tyr board in ``image``."""
-    H = plane(fix, geom, image, calibration)
+    H, camera = plane(fix, geom, image, calibration)
     w, d = geom.width / 2 + MARGIN_MM, geom.depth / 2 + MARGIN_MM
-    found = find_dice(image, H, geom, (-w, w, -d, d))
+    found = find_dice(image, H, fix.corners, (-w, w, -d, d), camera)
     dice: dict[str, dict] = {}
     reading = Reading({"dice": dice})
     on_board = []

@@ -23,9 +23,9 @@ TEST_SEED_OFFSET = 1_000_003  # held-out renders come from the training seed + t
 
 RENDER_SIZE = 64  # rendered crop side in pixels; the classifier resizes to its input
 CHUNK = 250
-# The renderer frames a die or stone with its neighbourhood (the piece spans 35-50 % of
-# the crop); the pipeline's piece crops, like the real-dice crops, are tighter (the piece
-# spans 60-90 %), so the central part is kept.
+# The renderer frames a piece with its neighbourhood (the piece spans 35-50 % of the crop);
+# the pipeline's piece crops are tighter (the piece spans 60-90 %), so the central part is
+# kept (stones; dice are re-cut as the reader cuts them, ``die_tops``).
 CENTRE = 0.625
 
 
@@ -57,10 +57,58 @@ def _centre(images: list[np.ndarray], keep: float = CENTRE) -> list[np.ndarray]:
     return [image[lo:side - lo, lo:side - lo] for image in images]
 
 
-def die_faces(n: int, seed: int):
-    """Miwin dice seen from above: the top face's pips and the die's colour."""
-    images, labels = rendered("die", n, seed)
-    return _centre(images), {"pips": [str(label["top"]) for label in labels],
+DIE_RENDER_SIZE = 80  # the die's top spans 27-40 px, as in a 1280 x 720 frame
+TOP_JITTER_MM = 1.2  # the reader's die centre is this far off (sd, each axis)
+
+
+def _die_top_chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, list[dict]]:
+    """The renderer's die crops re-cut as ``vision.read_miwin.read_tops`` cuts a die from a
+    frame: the plane of the die's top, north up, the top centred (give or take
+    ``TOP_JITTER_MM``) and filling ``CROP_FILL`` of the crop, the side faces the camera sees
+    stretched beside it. The crop camera is caught as the renderer makes it."""
+    from vision.grid import square_crop
+    from vision.read_miwin import CROP_FILL, DIE_MM
+    from vision.render import crops as render
+    from vision.render.rng import make_rng
+
+    count, seed, start = args
+    cameras = []
+    make = render.crop_camera
+
+    def caught(rng, center, *rest, **options):
+        cam = make(rng, center, *rest, **options)
+        cameras.append((cam, np.asarray(center, np.float64)))
+        return cam
+
+    render.crop_camera = caught
+    try:
+        images, labels = render.render_crops("die", count, seed, size=DIE_RENDER_SIZE,
+                                             start=start)
+    finally:
+        render.crop_camera = make
+    out = np.empty((count, RENDER_SIZE, RENDER_SIZE, 3), np.uint8)
+    for j, ((cam, centre), image) in enumerate(zip(cameras, images, strict=True)):
+        z_top = centre[2] + DIE_MM / 2
+        H = cam.K @ np.column_stack([cam.R[:, 0], cam.R[:, 1], z_top * cam.R[:, 2] + cam.t])
+        du, dv = make_rng(seed, "top-jitter", start + j).normal(0, TOP_JITTER_MM, 2)
+        out[j] = square_crop(image, H / H[2, 2], centre[0] + du, centre[1] + dv,
+                             DIE_MM / 2 / CROP_FILL, RENDER_SIZE)
+    return out, labels
+
+
+def die_tops(n: int, seed: int, workers: int | None = None):
+    """Miwin dice as the reader cuts them (``_die_top_chunk``): the top's pips and the
+    die's colour."""
+    jobs = [(min(CHUNK, n - start), seed, start) for start in range(0, n, CHUNK)]
+    workers = workers or min(len(jobs), os.cpu_count() or 1)
+    if workers <= 1:
+        parts = [_die_top_chunk(job) for job in jobs]
+    else:
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(_die_top_chunk, jobs))
+    images = [image for part, _ in parts for image in part]
+    labels = [label for _, part in parts for label in part]
+    return images, {"pips": [str(label["top"]) for label in labels],
                     "colour": [label["colour"] for label in labels]}
 
 
@@ -98,8 +146,10 @@ def stones(n: int, seed: int):
 
 def cached(spec: ModelSpec, n: int, seed: int, cache: Path | None = CACHE):
     """The model's crop source's ``(crops, labels)`` for ``n`` and ``seed``, read from or
-    written to ``cache`` (``NAME-SEED-N.npz``) when given."""
-    path = cache / f"{spec.name}-{seed}-{n}.npz" if cache else None
+    written to ``cache`` (``NAME-SOURCE-SEED-N.npz``, SOURCE the source function's name)
+    when given."""
+    source = spec.crop_source().__name__
+    path = cache / f"{spec.name}-{source}-{seed}-{n}.npz" if cache else None
     if path is not None and path.is_file():
         with np.load(path) as saved:
             return list(saved["crops"]), json.loads(str(saved["labels"]))
