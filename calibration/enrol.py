@@ -162,7 +162,7 @@ AUGMENT_MAX = 8  # views per quarter turn of a capture (the first as captured)
 AUGMENT_ROWS = 1280  # ... fewer where the plan has many faces: about this many rows
 FINETUNE_EPOCHS = 10
 FINETUNE_RATE = 1e-2  # Adam
-FINETUNE_DECAY = 1e-2  # L2 towards the model's own convolution
+FINETUNE_DECAY = 1e-3  # L2 towards the model's own convolution
 FINETUNE_BATCH = 64
 
 
