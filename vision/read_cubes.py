@@ -47,7 +47,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.board import BoardFix, Geometry
+from vision.board import BoardFix, Geometry, homography
 from vision.classifier import shared, stone_token
 from vision.grid import board_pose, square_crop
 from vision.observe import predict
@@ -77,13 +77,14 @@ UNSEEN_COLOUR = 0.8  # most confidence in a stone whose colour only the model sa
 #: the occupancy model: weights of the six measures (``_measures``), then of the same six
 #: times the slant, then of the slant, then the bias; logit > 0: a white stone. Fitted by
 #: L2-regularised logistic regression (lambda 1, standardised measures) on the fields
-#: without a colour of 560 dev renders (seeds 200-399 oblique, 200-279 overhead, 300-459
-#: any), each read twice: on the true corners and on corners moved by 1.2 px (sd), as a
-#: found board's are. Fitted on even seeds, the odd ones' white-or-empty were wrong in 58
-#: of 16,165 fields on true corners (15 of them at 0.9 or more) and in 127 on the moved
-#: corners (26; overhead 59 of 3,824, where white on white paper shows only its outline)
-OCCUPANCY = np.array([-19.82, 85.52, 45, -15.6, 15.24, -5.706, -1.242, -32.1, -17.79, -12.9,
-                      -2.788, 21.27, 1.614, -9.581])
+#: without a colour of 640 dev renders (seeds 200-399 oblique, 200-279 overhead, 300-459
+#: any, and without noise or blur 700-739 overhead, 740-779 oblique), each read twice: on
+#: the true corners and on corners moved by 1.2 px (sd), as a found board's are. Fitted on
+#: even seeds, the odd ones' white-or-empty were wrong in 39 of 19,989 fields on true
+#: corners (4 of them at 0.9 or more) and in 90 on the moved corners (23; overhead 47 of
+#: 5,735, where white on white paper shows little but its outline)
+OCCUPANCY = np.array([-11.18, 41.71, 51.91, -13.93, 7.643, -0.2475, -0.999, -17.91, -24.92,
+                      -14.76, -2.408, 16.76, 1.031, -10.17])
 
 
 def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.ndarray]:
@@ -378,17 +379,29 @@ def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[d
     return players
 
 
-def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
-         calibration: dict | None = None) -> Reading:
-    """The position of a Cubes board in ``image``."""
+def planes(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | None):
+    """Homographies (board mm -> image px) of the board's top, the stones' tops and the
+    table: the board's exactly through its four corners (``vision.board.homography``),
+    the others that one moved by the parallax the board's pose gives (the pose's own
+    planes are a few millimetres off inside the board when the corners are a pixel off,
+    near overhead views most)."""
     K = dist = None
     if calibration is not None:
         K, dist = calibration.get("K"), calibration.get("dist")
     pose = board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist)
-    H6 = pose.plane_homography(STONE_TOP_MM)
+    H0 = homography(fix, geom)
+    correct = H0 @ np.linalg.inv(pose.plane_homography(0.0))
+    return (H0, correct @ pose.plane_homography(STONE_TOP_MM),
+            correct @ pose.plane_homography(-geom.thickness))
+
+
+def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
+         calibration: dict | None = None) -> Reading:
+    """The position of a Cubes board in ``image``."""
+    H0, H6, H_table = planes(image, fix, geom, calibration)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    fields = _fields(image, grey, pose.plane_homography(0.0), H6)
-    cards = _cards(image, pose.plane_homography(-geom.thickness))
+    fields = _fields(image, grey, H0, H6)
+    cards = _cards(image, H_table)
     grid = [["."] * 10 for _ in range(10)]
     colours = {c for c in fields["colour"] if c is not None}
     reading = Reading({"grid": grid, "players": _players(cards, colours, calibration)})
