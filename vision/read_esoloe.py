@@ -36,7 +36,7 @@ from vision.classifier import shared
 from vision.grid import board_pose, rectify, square_crop
 from vision.observe import predict
 from vision.reading import Reading
-from vision.stack_height import measure_heights, project
+from vision.stack_height import box, measure_heights, project
 
 CUBE_MM = cg.CUBE_MM  # vision.render.pieces.CUBE_MM, the publisher's size
 OCCUPIED_BELOW = 0.72  # field score / margin score under which a field holds a cube
@@ -66,6 +66,7 @@ MAX_HIDDEN = 0.1  # share of a face's sample points another stack may hide
 MIN_FACE_PX = 10.0  # a face whose shortest side in the image is shorter is not read
 SMALL_FACE_PX = 24.0  # ... and one under this is read less surely (``_floor``)
 SMALL_FLOOR = 0.2
+HEIGHT_SURE = 0.9  # a stack read less surely may be a cube taller (``covered``)
 BLANK_UP = 1 / 3  # prior of a blank face up against each symbol up (cg.decide)
 CUBE_SET = "corner"  # rules.cube's default set (option cube-set)
 
@@ -489,6 +490,29 @@ def _colours_from_sides(crops: list, seen: list, glaze_a: float) -> None:
     for _, field, level, crop in best.values():
         player, conf = _player(crop[8:24, 8:24], glaze_a)
         field["cubes"][level].update(player=player, player_confidence=conf)
+
+
+def covered(image: np.ndarray, fix: BoardFix, geom: Geometry, reading: Reading,
+            calibration: dict | None = None) -> np.ndarray:
+    """Bool image mask of what the stacks of ``reading`` may cover: each occupied field's
+    stack as a box grown by the cubes' play, one cube taller than read where the field is
+    not read surely (``HEIGHT_SURE``; a field read empty but not surely as one cube).
+    ``vision.occlusion.edge_occlusion`` ignores the edge under it: a tall stack leaning
+    across the board's edge in the image is no hand."""
+    h, w = image.shape[:2]
+    frame = _Frame(image, fix, geom, calibration)
+    sure = {u["path"]: u["confidence"] for u in reading.uncertain}
+    mask = np.zeros((h, w), np.uint8)
+    grow = CUBE_MM / 2 + PLAY_MM
+    for i, (stack, (_, u, v, _)) in enumerate(zip(reading.position["cells"], geom.cells,
+                                                  strict=True)):
+        n = len(stack) + (sure.get(f"cells.{i}", 1.0) < HEIGHT_SURE)
+        if not n:
+            continue
+        corners = project(frame.pose, box(u, v, grow, 0.0, min(n, 4) * CUBE_MM), frame.dist)
+        hull = cv2.convexHull(np.round(corners).astype(np.int32))
+        cv2.fillConvexPoly(mask, hull, 1)
+    return mask.astype(bool)
 
 
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
