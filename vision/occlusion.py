@@ -9,6 +9,13 @@ or ``SPREAD`` times the strip's median difference where the material is
 busier) is
 something lying across the edge: a hand, an arm or a sleeve. Works for every game (the
 strip is plain glaze, leather or printed band).
+
+On a glazed (``ceramic``) board, the e-SOLO-e family's, the look is the median of the strip
+samples that look most like glaze (the upper ``GLAZE_SHARE`` by ``material_score``): an arm
+across half of the strip would otherwise become the look itself. Pieces that stand near
+the edge and lean across it in the image (tall cube stacks seen obliquely) are no hand:
+the caller passes their image mask as ``ignore`` (``vision.read_esoloe.covered``) and
+the strip samples under it count as clear.
 """
 
 from __future__ import annotations
@@ -18,13 +25,18 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.board import BoardFix, Geometry, homography
+from vision.board import BoardFix, Geometry, homography, material_score
 
 STRIP_MM = (1.0, 2.5)  # the border strip: this far inside the top's edge
 STEP_MM = 2.0
 MIN_LAB = 28.0
+MIN_GLAZE = 14.0  # on glaze, where shadows count for nothing (``_distance``) ...
+GLAZE_SPREAD = 3.0  # ... and its quieter part's spread (``QUIET``) sets the threshold
 SPREAD = 4.0
 MIN_RUN_MM = 16.0
+GLAZE_SHARE = 0.25
+QUIET = 0.25
+SHADOW = 0.55
 
 
 @dataclass(frozen=True)
@@ -59,8 +71,33 @@ def _strip_points(geom: Geometry) -> np.ndarray:
     return np.stack(out)
 
 
-def edge_occlusion(image: np.ndarray, fix: BoardFix, geom: Geometry) -> Occlusion:
-    """Where something lies across the board's edge in ``image``."""
+def _look(lab: np.ndarray, pixels: np.ndarray, seen: np.ndarray, material: str) -> np.ndarray:
+    """The board's own look on the strip: the median Lab of the samples seen (on glaze,
+    of those that look most like glaze)."""
+    if not seen.any():
+        return np.zeros(3, np.float32)
+    if material != "ceramic":
+        return np.median(lab[seen], axis=0)
+    score = material_score(pixels.reshape(-1, 1, 3), material).reshape(seen.shape)
+    cut = np.quantile(score[seen], 1 - GLAZE_SHARE)
+    return np.median(lab[seen & (score >= cut)], axis=0)
+
+
+def _distance(lab: np.ndarray, look: np.ndarray, material: str) -> np.ndarray:
+    """Lab distance of each sample from the board's look. On glaze a shadow (a stack's, a
+    lamp's) only darkens: darkening down to ``SHADOW`` of the glaze's lightness counts
+    for nothing, colour and what is darker still count in full (skin, sleeves)."""
+    diff = lab - look
+    if material == "ceramic":
+        darker = np.maximum(-diff[..., 0] - SHADOW * look[0], 0.0)
+        diff[..., 0] = np.where(diff[..., 0] < 0, darker, diff[..., 0])
+    return np.linalg.norm(diff, axis=2)
+
+
+def edge_occlusion(image: np.ndarray, fix: BoardFix, geom: Geometry,
+                   ignore: np.ndarray | None = None) -> Occlusion:
+    """Where something lies across the board's edge in ``image`` (``ignore``: a bool
+    image mask of pixels that pieces on the board may cover)."""
     H = homography(fix, geom)
     pts = _strip_points(geom)
     px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(pts.shape)
@@ -71,10 +108,16 @@ def edge_occlusion(image: np.ndarray, fix: BoardFix, geom: Geometry) -> Occlusio
     blurred = cv2.GaussianBlur(image, (5, 5), 0)
     lab = cv2.cvtColor(blurred[y, x].reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(
         *pts.shape[:2], 3).astype(np.float32)
-    look = np.median(lab[seen], axis=0) if seen.any() else np.zeros(3, np.float32)
-    dist = np.linalg.norm(lab - look, axis=2)
+    pixels = blurred[y, x]
+    if ignore is not None:
+        seen &= ~ignore[y, x]
+    look = _look(lab, pixels, seen, geom.material)
+    dist = _distance(lab, look, geom.material)
     dist = np.median(np.where(seen, dist, 0.0), axis=0)  # over the strip's depths
-    threshold = max(MIN_LAB, SPREAD * float(np.median(dist)))
+    # on glaze, the spread of its quieter part (an arm over half the edge would raise it)
+    glaze = geom.material == "ceramic"
+    threshold = max(MIN_GLAZE if glaze else MIN_LAB, (GLAZE_SPREAD if glaze else SPREAD)
+                    * float(np.quantile(dist, QUIET if glaze else 0.5)))
     # a short smoothing along the edge: stitching and print do not make a run
     k = 3
     smooth = np.convolve(np.pad(dist, k // 2, mode="wrap"), np.ones(k) / k, mode="valid")
