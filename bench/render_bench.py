@@ -1,5 +1,6 @@
 """Synthetic renderer speed: training crops per second by kind (one process, the pool made
-beforehand as a data set makes it once; the lean crop painter, vision/render/crop_paint.py),
+beforehand as a data set makes it once, OpenCV on one thread as in its workers; the lean
+crop painter, vision/render/crop_paint.py),
 full 1280x720 frames per second by game (a new seed each: new table, board and piece
 textures), scripted-game frames per second (one table, the static scene rendered once per
 pose, a hand drawn over it), and ``tableref dataset`` itself: crops written as PNG by one
@@ -17,6 +18,8 @@ import resource
 import tempfile
 import time
 from pathlib import Path
+
+import cv2
 
 from vision.render.crops import KINDS, pool_for, render_crops
 from vision.render.dataset import write_dataset
@@ -41,12 +44,15 @@ def _row(what: str, n: int, wall: float, cpu: float) -> dict:
 def measure() -> list[dict]:
     rows = []
     pool_for(SEED)  # the pool is made once per data set, not per crop
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)  # as in a data set's workers (dataset._one_thread)
     for kind in KINDS:
         render_crops(kind, 30, SEED, start=10_000)  # fill the pool's caches
         t, c = time.perf_counter(), time.process_time()
         render_crops(kind, CROPS, SEED, start=100)
         rows.append(_row(f"{kind} crops 64x64, 1 process", CROPS, time.perf_counter() - t,
                          time.process_time() - c))
+    cv2.setNumThreads(threads)
     for game in GAMES:
         positions = [random_position(game, SEED + k) for k in range(FRAMES)]
         t, c = time.perf_counter(), time.process_time()

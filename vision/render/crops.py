@@ -475,7 +475,13 @@ _ITEMS = {"cube": _cube_item, "face": _face_item, "die": _die_item, "stone": _st
 
 def render_crops(kind: str, n: int, seed: int, size: int = 64, start: int = 0,
                  variant: str = "default"):
-    """``n`` labelled crops of ``kind`` (see the module doc): (images, labels)."""
+    """``n`` labelled crops of ``kind`` (see the module doc): (images, labels).
+
+    Each OpenCV call here works on a few thousand pixels, where OpenCV's threads only
+    cost (about a fifth more CPU time): a process that makes many crops is best run with
+    ``cv2.setNumThreads(1)``, as ``tableref dataset``'s workers are (set in the parent
+    before the fork: called in a forked child, it can wait for the parent's threads for
+    ever). This function leaves the setting alone."""
     if kind not in _ITEMS:
         raise ValueError(f"unknown crop kind {kind!r} (known: {', '.join(KINDS)})")
     if variant not in VARIANTS:
@@ -483,16 +489,11 @@ def render_crops(kind: str, n: int, seed: int, size: int = 64, start: int = 0,
     pool = pool_for(seed, variant)
     images = np.empty((n, size, size, 3), np.uint8)
     labels = []
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)  # each call works on a few thousand pixels: threads only cost
-    try:
-        for j in range(n):
-            rng = make_rng(seed, "crop", kind, start + j)
-            looks = np.random.Generator(rng.bit_generator.jumped())  # textures and lamps
-            img, label = _ITEMS[kind](pool, rng, looks, size)
-            images[j] = img
-            label["index"] = start + j
-            labels.append(label)
-    finally:
-        cv2.setNumThreads(threads)
+    for j in range(n):
+        rng = make_rng(seed, "crop", kind, start + j)
+        looks = np.random.Generator(rng.bit_generator.jumped())  # textures and lamps
+        img, label = _ITEMS[kind](pool, rng, looks, size)
+        images[j] = img
+        label["index"] = start + j
+        labels.append(label)
     return images, labels

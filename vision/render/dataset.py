@@ -85,6 +85,22 @@ def write_dataset(kind: str, n: int, out: Path, seed: int = 0, size: int = 64,
     ctx = get_context("fork") if sys.platform != "win32" else get_context()
     if kind in KINDS and ctx.get_start_method() == "fork":
         pool_for(seed, variant)  # made once here: the forked workers share it
+    # the workers' OpenCV on one thread (one worker a core; a crop's images are too small
+    # for threads to pay), set here before the fork: set in a forked child it can wait for
+    # the parent's threads for ever
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        _write(kind, n, out, sub, seed, size, game, variant, workers, bar, ctx)
+    finally:
+        cv2.setNumThreads(threads)
+    dt = time.perf_counter() - t0
+    return {"kind": kind, "variant": variant, "count": n, "seconds": round(dt, 2),
+            "per_second": round(n / dt, 1),
+            "workers": workers, "out": str(out)}
+
+
+def _write(kind, n, out, sub, seed, size, game, variant, workers, bar, ctx) -> None:
     with open(out / "labels.jsonl", "w") as labels_file, ctx.Pool(workers) as pool:
         if kind == "frames":
             tasks = [(i, seed, game) for i in range(n)]
@@ -107,7 +123,3 @@ def write_dataset(kind: str, n: int, out: Path, seed: int = 0, size: int = 64,
                     labels_file.write(json.dumps({"file": name, **label}) + "\n")
                 if bar:
                     bar.add(len(pngs))
-    dt = time.perf_counter() - t0
-    return {"kind": kind, "variant": variant, "count": n, "seconds": round(dt, 2),
-            "per_second": round(n / dt, 1),
-            "workers": workers, "out": str(out)}
