@@ -10,8 +10,8 @@ Steps (``find_board``):
    (``coarse_candidates``, the best ``CANDIDATES``); on a strip (Neunfeld, whose region
    merges with the dice beside it) also the quads between two long, nearly parallel
    straight edges (``_strip_candidates``).
-2. Each candidate (for Cubes also grown from the band or grid it may be, after every
-   candidate taken as the board's edge has been tried) is aligned
+2. Each candidate (for Cubes, where none taken as the board's edge shows the board,
+   also grown from the band or grid it may be) is aligned
    (``vision.board_align.align``: the whole edge model scored on feature maps at three
    tolerances, the corners moved by a pattern search) and then fitted sub-pixel
    (``fit_model``): the game's edge model (``edge_model``: the board's outline, its
@@ -59,7 +59,7 @@ MODEL_POINTS_PER_SIDE = 60  # edge model: points along the board's longer side
 MIN_STEP = 6.0  # grey levels: weakest outline step the fit uses
 MIN_LINE = 3.0  # grey levels: weakest painted line the fit uses
 PEAK_SHARE = 0.5  # an edge this share of the strongest one near it counts (nearest wins)
-GOOD_SUPPORT = 0.85  # a fit whose pattern shows this well ends the search
+GOOD_SUPPORT = 0.7  # a fit whose pattern shows this well ends the search
 ALIGNED_SHARE = 0.8  # an alignment scoring under this share of the best is not fitted
 MIN_SHARE = 0.25  # of the whole pattern (outline and lines) in place, below: not the board
 MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the board
@@ -392,6 +392,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     top = first = 0.0  # the best alignment score so far, and at the first tolerance
     quads = coarse_candidates(image, geom)
     for inset, quad in ((i, q) for i in _insets(geom) for q in quads):
+        if inset and quad is quads[0] and best[1] is not None:
+            break  # found taking the candidates as the board's edge
         start = _grown(name_corners(quad, geom), geom, inset)
         if not cv2.isContourConvex(start.astype(np.float32)):
             continue
