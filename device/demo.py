@@ -15,7 +15,10 @@ page and writes the game record. At the end the demo compares the announced even
 the script's (what a referee fed the script's own positions says) and prints the record.
 
 The default game is ``esoloe-3andc``, the e-SOLO-e game whose position the vision
-pipeline reads in full (colours); see docs/device.md for the others.
+pipeline reads in full (colours): 6 of its 8 script events announced, the moves and the
+win. e-SOLO-e itself (``--game esoloe``) announces none of its script's events yet (vision
+reads a cube on an empty field in most of its readings, so they are ``unclear``); see
+docs/device.md ("The demo") for every game, measured.
 """
 
 from __future__ import annotations
