@@ -363,14 +363,12 @@ def environment(seed: int, game: str, table_kind: str | None):
 
 
 class Looks:
-    """Where the pieces' textures and the lamps come from: made from the seed here; the
-    crop renderer subclasses it to draw textures from pools instead. ``pieceset``: which
-    maker's pieces (pieces.SETS); ``light``: the kind of lamps (LIGHTS)."""
+    """Where a scene's piece textures and lamps come from: all made from its seed (the
+    games' own set, pieces.SETS["default"], under room light)."""
 
-    def __init__(self, seed: int, pieceset: str = "default", light: str = "room"):
+    def __init__(self, seed: int):
         self.seed = seed
-        self.set = pieces.SETS[pieceset]
-        self.light = light
+        self.set = pieces.SETS["default"]
         self.ink = pieces.ink_colour(make_rng(seed, "look"))
 
     def cube(self, player: int, key: tuple, labels_by_body: dict) -> dict:
@@ -385,9 +383,9 @@ class Looks:
     def stone(self, base, yaw_R, token: str, rng) -> Solid:
         return pieces.stone_solid(base, yaw_R, token, rng, self.set)
 
-    def lamps(self, seed: int, target) -> tuple[list[Lamp], np.ndarray]:
-        """The lamps of the scene of ``seed`` (a crop pool's looks serve many scenes)."""
-        return random_lamps(make_rng(seed, "lamps"), target, self.light)
+    def lamps(self, target) -> tuple[list[Lamp], np.ndarray]:
+        """The scene's lamps, aimed at ``target``."""
+        return random_lamps(make_rng(self.seed, "lamps"), target, "room")
 
 
 def _clip(x, lo, hi):
@@ -396,22 +394,19 @@ def _clip(x, lo, hi):
 
 def build_scene(game: str, position: dict, seed: int, *, table: str | None = None,
                 board_pose: tuple[float, float, float] | None = None,
-                cube_set: str = "corner", env: tuple | None = None,
-                looks: Looks | None = None) -> Scene:
+                cube_set: str = "corner") -> Scene:
     """The scene for ``position`` (the observation's position object) of ``game``.
 
     ``board_pose`` = (x, y, yaw degrees) overrides the random placement of the board.
-    ``env`` = (table kind, table texture, floor texture, board texture) and ``looks``
-    replace the textures made from the seed (the crop renderer draws them from pools).
     """
     spec = board_spec(game)
-    kind, ttex, floor, btex = env or environment(seed, game, table)
+    kind, ttex, floor, btex = environment(seed, game, table)
     if board_pose is None:
         r = make_rng(seed, "board-pose")
         board_pose = (float(r.normal(0, 15)), float(r.normal(0, 15)), float(r.normal(0, 6)))
     board = Board(spec, np.array(board_pose[:2], np.float64), float(board_pose[2]))
     solids = [board_solid(board, btex)]
-    looks = looks or Looks(seed)
+    looks = Looks(seed)
     if game in ESOLOE_FAMILY:
         solids += _esoloe_pieces(board, position, seed, looks, cube_set)
     elif game == "neunfeld":
@@ -421,7 +416,7 @@ def build_scene(game: str, position: dict, seed: int, *, table: str | None = Non
     else:
         solids += _cubes_pieces(board, position, seed, looks)
         solids += _dependency_cards(board, position, seed)
-    lamps, ambient = looks.lamps(seed, board.center)
+    lamps, ambient = looks.lamps(board.center)
     gloss = {"wood": 0.12, "cloth": 0.0, "paper": 0.03}[kind]
     for i, s in enumerate(solids):
         s.id = i
