@@ -34,9 +34,32 @@ DICE_V_MM = 100.0  # ... and this north and south of its centre line
 OPENING_MM = 36.0  # mean distance of three southern dice from the board: the opening roll
 
 
-def _pawns(image: np.ndarray, H: np.ndarray, H_board: np.ndarray,
-           geom: Geometry) -> tuple[list[int], list[float], list]:
-    """(pawns, confidences, alternatives per pawn)."""
+def _hidden(H: np.ndarray, H_top: np.ndarray, H_table: np.ndarray, dice: list,
+            geom: Geometry) -> np.ndarray:
+    """Per field, whether a die (on the table before the board) stands between the camera
+    and the pawn's disc on the plane of ``H``: the die's box (its top on ``H_top``, its
+    foot on ``H_table``) covers the disc's centre or comes within its radius."""
+    out = np.zeros(len(geom.cells), bool)
+    boxes = []
+    for d in dice:
+        square = np.array([(d.u + x, d.v + y) for x in (-DIE_MM / 2, DIE_MM / 2)
+                           for y in (-DIE_MM / 2, DIE_MM / 2)]).reshape(-1, 1, 2)
+        pts = np.vstack([cv2.perspectiveTransform(square, M).reshape(-1, 2)
+                         for M in (H_top, H_table)])
+        boxes.append(cv2.convexHull(pts.astype(np.float32)))
+    for k, (_, u, v, _) in enumerate(geom.cells):
+        c, e = cv2.perspectiveTransform(np.array([[[u, v]], [[u + PAWN_DISC_MM, v]]],
+                                                 np.float64), H).reshape(2, 2)
+        r = float(np.linalg.norm(e - c))
+        out[k] = any(cv2.pointPolygonTest(b, (float(c[0]), float(c[1])), True) > -r
+                     for b in boxes)
+    return out
+
+
+def _pawns(image: np.ndarray, H: np.ndarray, H_board: np.ndarray, geom: Geometry,
+           hidden: np.ndarray) -> tuple[list[int], list[float], list]:
+    """(pawns, confidences, alternatives per pawn); ``hidden``: per field, a die stands
+    in front of it (no pawn is looked for there; a pawn not seen may stand there)."""
     size = 16
     half = PAWN_DISC_MM
     crops = np.stack([cv2.cvtColor(square_crop(image, H, u, v, half, size),
@@ -44,8 +67,9 @@ def _pawns(image: np.ndarray, H: np.ndarray, H_board: np.ndarray,
                       for _, u, v, _ in geom.cells])
     yy, xx = np.mgrid[:size, :size]
     disc = (xx - size / 2 + 0.5) ** 2 + (yy - size / 2 + 0.5) ** 2 <= (size / 2) ** 2
-    empty = np.median(crops, axis=0)
+    empty = np.median(crops[~hidden] if (~hidden).sum() >= 5 else crops, axis=0)
     dev = np.array([np.linalg.norm(c - empty, axis=2)[disc].mean() for c in crops])
+    dev[hidden] = 0.0
     light = np.array([c[..., 0][disc].mean() for c in crops])
     # the leather's own lightness: the board plane between the fields' centres
     lab = cv2.cvtColor(square_crop(image, H_board, 0.0, 0.0, geom.depth / 2, 16),
@@ -68,6 +92,9 @@ def _pawns(image: np.ndarray, H: np.ndarray, H_board: np.ndarray,
     rest = [k for k in np.argsort(-dev) if k not in occupied]
     empty_conf = float(np.clip(0.5 + (PAWN_DEV - dev[rest[0]]) / (2 * PAWN_DEV), 0.5, 1.0)) \
         if rest else 1.0
+    if hidden.any():  # a pawn not seen may stand behind a die
+        empty_conf = min(empty_conf, 0.5)
+        rest = [k for k in np.flatnonzero(hidden)] + rest
     pawns, confs, alts = [], [], []
     for idx, start in ((a, 0), (b, 10)):
         if idx is None:
@@ -85,16 +112,18 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Neunfeld board in ``image``."""
     H_board = homography(fix, geom)
-    pawns, pconfs, palts = _pawns(image, plane(fix, geom, image, calibration,
-                                               PAWN_PLANE_MM)[0], H_board, geom)
+    H, camera = plane(fix, geom, image, calibration, DIE_MM - geom.thickness)
+    found = find_dice(image, H, fix.corners, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM),
+                      camera, on_board=False)
+    seen = [found[c] for c in COLOURS if found[c] is not None]
+    H_pawn = plane(fix, geom, image, calibration, PAWN_PLANE_MM)[0]
+    hidden = _hidden(H_pawn, H, plane(fix, geom, image, calibration, -geom.thickness)[0],
+                     seen, geom)
+    pawns, pconfs, palts = _pawns(image, H_pawn, H_board, geom, hidden)
     dice: dict[str, dict] = {}
     reading = Reading({"pawns": pawns, "dice": dice})
     for i in range(2):
         reading.add(pconfs[i], f"pawns.{i}", 0.9, palts[i])
-    H, camera = plane(fix, geom, image, calibration, DIE_MM - geom.thickness)
-    found = find_dice(image, H, fix.corners, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM), camera,
-                      on_board=False)
-    seen = [found[c] for c in COLOURS if found[c] is not None]
     south = [d for d in seen if d.v < 0]
     edge = geom.depth / 2
     opening = len(south) == 3 and np.mean([-d.v - edge for d in south]) > OPENING_MM
