@@ -206,11 +206,11 @@ def _shift(H0: np.ndarray, H6: np.ndarray) -> tuple[float, float]:
 
 
 def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
-    """Per field, the shares of its stone window's pixels (the top's square and the near
+    """Per field given, the shares of its stone window's pixels (the top's square and the near
     side face, less the far band where a neighbour's side face shows at a slant) that
     look black, blue, red and orange: each pixel (every other row and column) balanced on
     the ``paper``'s white and named as ``_colours`` names a patch. ``top``: the fields'
-    blocks on the top plane (100, FIELD_PX, FIELD_PX, 3)."""
+    blocks on the top plane (n, FIELD_PX, FIELD_PX, 3)."""
     sub = top[:, ::2, ::2]
     n = sub.shape[1]
     balanced = np.clip(sub * (255.0 / np.maximum(paper.astype(np.float32), 1.0)), 0, 255)
@@ -221,7 +221,7 @@ def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float]) -> np
     hued = (sat >= SATURATED) & (v >= DARK / 2)
     classes = np.stack([~hued & (v < DARK), hued & (hue >= 180) & (hue < 260),
                         hued & ((hue < 15) | (hue >= 330)), hued & (hue >= 15) & (hue < 50)],
-                       axis=2).astype(np.float32).reshape(100, n, n, 4)
+                       axis=2).astype(np.float32).reshape(len(top), n, n, 4)
     g = ((np.arange(FIELD_PX) + 0.5) / PX_PER_MM - FIELD_MM / 2)[::2]
     x, y = np.meshgrid(g, -g)
     sx, sy = shift
@@ -250,8 +250,11 @@ def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray)
     paper_L = float(np.median(L6[:, centre]))
     shift = _shift(H0, H6)
     measures = _measures(L0, L6, shift)
-    votes = _votes(top_bgr, paper, shift)
     spread = measures[:, 1]
+    votes = np.zeros((100, 4), np.float32)
+    uneven = np.flatnonzero(spread >= EVEN)  # an even top shows no colour: not looked at
+    if len(uneven):
+        votes[uneven] = _votes(top_bgr[uneven], paper, shift)
     hue = votes[:, 1:].argmax(axis=1)
     share = votes[:, 1:].max(axis=1)
     hued = (share >= HUE_SHARE) & (spread >= EVEN)
