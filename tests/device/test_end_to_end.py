@@ -44,9 +44,9 @@ NOT_EXACT = {
     "esoloe": "vision reads a cube (0.5) on an empty field in 5 of 7 readings (cells.2, "
               "cells.1) and never the first cube's up face: every reading after the start "
               "is 'unclear'",
-    "neunfeld": "vision finds no board in 4 of the 9 settled scenes and sees a hand in 4 "
-                "more; the one reading has both pawns and the black die wrong: nothing is "
-                "judged",
+    "neunfeld": "vision finds no board in 4 of the 9 settled scenes; the first reading has "
+                "both pawns and the black die wrong (pawn 0 at the far end), so the game "
+                "begins over and the right readings after it are not judged",
     "tyr": "vision reads the dice where they are, but the red die's top at 0.63 with legal "
            "alternatives (4 at 0.18) and the dice's fields at 0.6-0.75 with none: every "
            "reading is 'unclear'",
