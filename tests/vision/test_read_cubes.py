@@ -5,6 +5,7 @@ Dev seeds only (the vision bench's 7_000_000 and up are never used here)."""
 import time
 from functools import lru_cache
 
+import cv2
 import numpy as np
 import pytest
 
@@ -143,9 +144,10 @@ def test_a_stone_whose_colour_is_not_seen_is_not_sure(monkeypatch):
                                                 ("any", 500, 98.3)])
 def test_accuracy_sweep_on_dev_renders(camera, start, bar):
     """20 dev renders a camera mode (not those the occupancy model was fitted on):
-    element accuracy at least ``bar`` % (measured: overhead 99.1, oblique 98.6, any 98.5;
-    most errors are digits of blurred far stones, read with low confidence), and under
-    one confident (>= 0.9) wrong element a frame."""
+    element accuracy at least ``bar`` % (a little under what the reader measured on
+    seeds 600-639: overhead 99.6, oblique 99.1, any 99.3; most errors are digits of
+    blurred or far stones, read with low confidence), and under one confident (>= 0.9)
+    wrong element a frame."""
     right = total = confident_wrong = 0
     for seed in range(start, start + 20):
         reading, position = _read(seed, camera)
@@ -164,10 +166,10 @@ def test_accuracy_sweep_on_dev_renders(camera, start, bar):
 
 @pytest.mark.slow
 def test_a_full_board_is_read_in_under_60_ms_of_cpu():
-    """30 white and 20 coloured stones; CPU time of the process (onnxruntime and OpenCV
-    on the calling thread), the median of 10 reads: about 20-30 ms on this 2-core VM
-    when shared, 45 ms at a load of 14; the bound guards against a slide back to the
-    earlier 100+ ms."""
+    """30 white and 20 coloured stones; CPU time of the process with OpenCV on one
+    thread (onnxruntime runs on the calling thread), the median of 10 reads: 28-34 ms
+    pinned to one core of this 2-core VM at a load of 16 (shared by seven helpers); the
+    bound guards against a slide back to the earlier 100+ ms."""
     _needs_model()
     rng = np.random.default_rng(5)
     tokens = ["W"] * 30 + [c + d for c in "BRKO" for d in "23456"]
@@ -179,10 +181,15 @@ def test_a_full_board_is_read_in_under_60_ms_of_cpu():
     image, truth = render_scene("cubes", position, 5, options=RenderOptions(
         camera_mode="oblique"))
     fix = truth_fix(truth)
-    read_cubes.read(image, fix, GEOM, None)
-    times = []
-    for _ in range(10):
-        t = time.process_time()
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)  # one core: OpenCV's own pool would add its threads' time
+    try:
         read_cubes.read(image, fix, GEOM, None)
-        times.append(time.process_time() - t)
+        times = []
+        for _ in range(10):
+            t = time.process_time()
+            read_cubes.read(image, fix, GEOM, None)
+            times.append(time.process_time() - t)
+    finally:
+        cv2.setNumThreads(threads)
     assert 1000 * float(np.median(times)) < 60.0
