@@ -224,7 +224,8 @@ def _without_paint(view: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, to_
 
 
 def _top_candidates(image: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, geom: Geometry,
-                    u: float, v: float, half: float, steep: bool) -> list[tuple]:
+                    u: float, v: float, half: float, steep: bool,
+                    every: bool = True) -> list[tuple]:
     """Where the top face of the stack on the field centred at (u, v) may lie, as
     (u, v, yaw) on its plane ``H_top``, the likeliest first (the symbol model picks
     among them: ``_pick_tops``):
@@ -238,6 +239,8 @@ def _top_candidates(image: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, g
     - the same outline fit on the view without the painted field outlines (which in a
       view from above lie 1.5 mm outside a centred cube and compete), within the cube's
       play (``PLAY_MM``), scored over all four sides and over the weakest two.
+
+    ``every`` False: the first only (no model to pick with: 3andC's cubes).
     """
     ppm = FACE_PX_PER_MM
     reach = half + 4.0
@@ -251,6 +254,8 @@ def _top_candidates(image: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, g
     if first is None:
         gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
         first = _outline_fit(gray, u, v, MAX_OFFSET_MM, 0.5, MAX_YAW_DEG, 3.0)[0]
+    if not every:
+        return [first]
     clean = _without_paint(view, H_top, H_board, to_mm, geom)[..., 0]
     return [first, (u, v, 0.0)] + _outline_fit(clean, u, v, PLAY_MM, 0.5, 18.0, 3.0, (4, 2),
                                                refine=True)
@@ -369,7 +374,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         steep = np.hypot(ray[0], ray[1]) < np.tan(np.radians(STEEP_DEG)) * ray[2]
         found.append({"field": field, "u": u, "v": v, "n": n, "height": height,
                       "H_top": H_top, "candidates": _top_candidates(
-                          image, H_top, H, geom, u, v, half, steep)})
+                          image, H_top, H, geom, u, v, half, steep, model is not None)})
     _pick_tops(image, found, calibration, model)
     stacks = []  # per occupied field: (field, u, v, top face u, v, yaw, height)
     for f in found:
