@@ -49,9 +49,9 @@ CPU revision\t: 3
 AARCH64_WHEELS = ("manylinux2014_aarch64", "manylinux_2_17_aarch64", "manylinux_2_27_aarch64",
                   "manylinux_2_28_aarch64")
 GAME, SEED = "esoloe-3andc", 8_000_002
-PROBE = ("import platform, cv2, numpy, zmq, onnxruntime; "
+PROBE = ("import platform, cv2, numpy, zmq, onnxruntime, onnx, threadpoolctl; "
          "print(platform.machine(), cv2.__version__, numpy.__version__, numpy.__file__, "
-         "zmq.__version__, onnxruntime.__version__)")
+         "zmq.__version__, onnxruntime.__version__, onnx.__version__)")
 
 
 def missing() -> str | None:
@@ -158,8 +158,8 @@ def test_the_pi_dependency_set_installs_imports_and_observes_on_arm64_bookworm(t
     emulated = ["qemu-aarch64-static", "-cpu", "cortex-a72", "-L", str(root),
                 str(root / "usr/bin/python3.11")]
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{site}:{ROOT}", "HOME": str(tmp_path)}
-    machine, cv2_version, np_version, np_file, _, _ = _run(*emulated, "-c", PROBE,
-                                                           env=env).split()
+    machine, cv2_version, np_version, np_file, *_ = _run(*emulated, "-c", PROBE,
+                                                         env=env).split()
     assert machine == "aarch64"
     assert cv2_version.startswith("4.11") and np_version == numpy_version
     assert np_file.startswith(f"{root}/usr/lib/python3/dist-packages/"), np_file
