@@ -116,12 +116,16 @@ class Observation:
         combos.sort(key=lambda c: -c[0])
         for p, combo in combos:
             data = copy.deepcopy(self.raw["position"])
-            for u, (value, _) in zip(elements, combo, strict=True):
-                if value is not _KEEP:
-                    _set_path(data, u.path, value)
             try:
+                # a whole element first (a stack), then what lies inside it
+                for u, (value, _) in sorted(zip(elements, combo, strict=True),
+                                            key=lambda e: len(e[0].path)):
+                    if value is not _KEEP:
+                        _set_path(data, u.path, value)
                 yield p, self.game.position_from_json(data, self.options)
-            except InvalidPosition:
+            except (InvalidPosition, LookupError, TypeError):
+                # no such position, or an alternative inside an element another one
+                # replaced (a cube's player in a stack read as empty)
                 continue
 
 

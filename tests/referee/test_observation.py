@@ -159,3 +159,22 @@ def test_event_constructors_have_exactly_the_spec_keys():
         assert e["table"] == "t1"
     assert [e["event"] for e in events] == [
         "move", "violation", "corrected", "win", "draw", "unclear"]
+
+
+def test_nested_alternatives_combine_or_are_skipped_where_the_parent_removed_the_child():
+    cube = {"player": 0, "faces": {d: None for d in
+                                   ("up", "down", "north", "south", "east", "west")}}
+    data = {"schema": "tableref/observation/1", "table": "t1", "game": "esoloe-tictactoe",
+            "seq": 1, "time": 0.0, "stable": True, "confidence": 0.5,
+            "position": {"cells": [[cube]] + [[] for _ in range(8)]},
+            "uncertain": [
+                {"path": "cells.0.0.player", "confidence": 0.5, "alternatives": [[1, 0.5]]},
+                {"path": "cells.0", "confidence": 0.6, "alternatives": [[[], 0.4]]}]}
+    o = parse_observation(json.dumps(data))
+    stacks = [(round(p, 2), [c.player for c in r.cells[0]]) for p, r in o.readings()]
+    assert stacks == [(0.3, [0]), (0.3, [1]), (0.2, [])]
+    data["uncertain"][1]["confidence"] = 0.4  # the stack now less sure than its cube
+    data["uncertain"][1]["alternatives"] = [[[], 0.6]]
+    o = parse_observation(json.dumps(data))
+    stacks = [(round(p, 2), [c.player for c in r.cells[0]]) for p, r in o.readings()]
+    assert stacks == [(0.2, [0]), (0.3, []), (0.2, [1])]  # the written reading first
