@@ -11,11 +11,13 @@ A camera's stream of frames goes through an ``Observer``, which finds the board 
 then tracks it (``vision.track``): a board lying where it was is read without being found
 anew.
 
-A hand or arm across the board's edge (``vision.occlusion``, games in
-``OCCLUSION_GAMES``) makes the observation
-unstable (``stable: false``, the spec's "not still and unoccluded"): its confidence is 0
-and the extra key ``occlusion`` says which stretches of the edge are covered; the referee
-judges none of it.
+A hand or arm across the board's edge (``vision.occlusion``, every game) makes the
+observation unstable (``stable: false``, the spec's "not still and unoccluded"): its
+confidence is 0 and the extra key ``occlusion`` says which stretches of the edge are
+covered; the referee judges none of it. The edge is looked at after the reading: a reader
+module with ``covered(image, fix, geom, reading, calibration)`` (the e-SOLO-e family's)
+names the image pixels its pieces may cover (tall stacks leaning across the edge in the
+image), and the edge under them is no hand.
 
 ``calibration`` (a dict, every key optional; ``calibration.files.for_vision`` loads the
 files of ``tableref calibrate`` and ``tableref enrol`` into it; vision imports nothing
@@ -41,12 +43,12 @@ import time as _time
 import numpy as np
 
 from vision.board import BoardFix, find_board, geometry
-from vision.occlusion import edge_occlusion
+from vision.occlusion import OUTSIDE_MM, edge_occlusion
 from vision.track import BoardTracker
 
 FRAME_SIZE = (1280, 720)
 MAX_REPAIRS = 30  # alternatives swapped in at most to make the written position valid
-CROP_MARGIN_PX = 8  # round the board, for what smooths the picture near its edge
+CROP_MARGIN_PX = 8  # round the board, for what smooths the picture near its edge ...
 BLANK_STEP = 8  # the blank check looks at every 8th pixel each way (the std of all: 10 ms)
 READERS = {
     "esoloe": "vision.read_esoloe",
@@ -57,9 +59,6 @@ READERS = {
     "cubes": "vision.read_cubes",
 }
 SUPPORTED = tuple(READERS)
-#: games whose hands are sought (vision.occlusion); not yet the e-SOLO-e family: its cube
-#: stacks near the board's edge lean across the edge strip in the image (false hands)
-OCCLUSION_GAMES = ("neunfeld", "tyr", "cubes")
 
 
 class ObserveError(ValueError):
@@ -126,19 +125,23 @@ def predict(calibration: dict | None, name: str, model, crops, top_k: int) -> li
     return profile.predict(name, model, crops, top_k)
 
 
-def _occlusion(image: np.ndarray, fix: BoardFix, geom):
+def _occlusion(image: np.ndarray, fix: BoardFix, geom, ignore: np.ndarray | None = None):
     """``edge_occlusion`` on a crop round the board (it smooths the picture it samples:
     the whole frame would cost several times as much); the same answer, since it samples
-    only the board's border strip."""
+    only the board's border strip (and just beyond it). ``ignore``: an image mask."""
     h, w = image.shape[:2]
-    x0, y0 = np.maximum(np.floor(fix.corners.min(axis=0)) - CROP_MARGIN_PX, 0).astype(int)
-    x1, y1 = np.ceil(fix.corners.max(axis=0) + CROP_MARGIN_PX).astype(int)
+    # ... beyond the table it samples just beyond the edge (at most this many px per mm)
+    sides = np.linalg.norm(fix.corners - np.roll(fix.corners, 1, axis=0), axis=1)
+    margin = CROP_MARGIN_PX + np.ceil(-min(OUTSIDE_MM) * sides.max() / min(geom.width,
+                                                                            geom.depth))
+    x0, y0 = np.maximum(np.floor(fix.corners.min(axis=0)) - margin, 0).astype(int)
+    x1, y1 = np.ceil(fix.corners.max(axis=0) + margin).astype(int)
     x1, y1 = min(int(x1), w), min(int(y1), h)
     if x1 - x0 < 8 or y1 - y0 < 8:
-        return edge_occlusion(image, fix, geom)
+        return edge_occlusion(image, fix, geom, ignore)
     shift = np.array([x0, y0], np.float64)
     return edge_occlusion(image[y0:y1, x0:x1], BoardFix(fix.corners - shift, fix.coarse),
-                          geom)
+                          geom, None if ignore is None else ignore[y0:y1, x0:x1])
 
 
 class Observer:
@@ -200,14 +203,17 @@ class Observer:
         lap("board")
         if fix is None:
             raise ObserveError("no board in view")
-        occlusion = _occlusion(image, fix, geom) if game in OCCLUSION_GAMES else None
-        lap("occlusion")
-        reading = importlib.import_module(READERS[game]).read(image, fix, geom,
-                                                              self.calibration)
+        reader = importlib.import_module(READERS[game])
+        reading = reader.read(image, fix, geom, self.calibration)
         lap("reader")
+        covered = getattr(reader, "covered", None)
+        ignore = None if covered is None else covered(image, fix, geom, reading,
+                                                      self.calibration)
+        occlusion = _occlusion(image, fix, geom, ignore)
+        lap("occlusion")
         most_likely_valid(game, reading)
         lap("valid")
-        hand = occlusion is not None and occlusion.occluded
+        hand = occlusion.occluded
         obs = {"schema": "tableref/observation/1", "table": self.table, "game": game,
                "seq": seq, "time": _time.time() if time is None else time,
                "stable": not hand, "confidence": round(min(reading.confidences, default=1.0), 4),

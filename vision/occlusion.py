@@ -37,6 +37,9 @@ MIN_RUN_MM = 16.0
 GLAZE_SHARE = 0.25
 QUIET = 0.25
 SHADOW = 0.55
+OUTSIDE_MM = (-2.0, -4.0)  # the table (or the board's side) just beyond the top's edge
+HIDDEN = 0.5
+HIDDEN_K = 5
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,12 @@ class Occlusion:
                 "edge_covered": round(self.covered, 3)}
 
 
-def _strip_points(geom: Geometry) -> np.ndarray:
-    """(depths, samples, 2) board mm along the perimeter, clockwise from nw."""
+def _strip_points(geom: Geometry, strip: tuple[float, float] = STRIP_MM) -> np.ndarray:
+    """(depths, samples, 2) board mm along the perimeter, clockwise from nw, ``strip`` mm
+    inside the top's edge (negative: outside it)."""
     out = []
     counts = [max(int(side / STEP_MM), 1) for side in (geom.width, geom.depth) * 2]
-    for inset in np.linspace(*STRIP_MM, 3):
+    for inset in np.linspace(*strip, 3):
         w, d = geom.width / 2 - inset, geom.depth / 2 - inset
         corners = [(-w, d), (w, d), (w, -d), (-w, -d), (-w, d)]
         pts = []
@@ -69,6 +73,35 @@ def _strip_points(geom: Geometry) -> np.ndarray:
             pts.append(np.column_stack([u0 + (u1 - u0) * t, v0 + (v1 - v0) * t]))
         out.append(np.vstack(pts))
     return np.stack(out)
+
+
+def _sample_lab(blurred: np.ndarray, H: np.ndarray, pts: np.ndarray):
+    """Lab of ``blurred`` at board points ``pts`` (..., 2), and whether each is in view."""
+    px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(pts.shape)
+    h, w = blurred.shape[:2]
+    x = np.clip(np.round(px[..., 0]).astype(int), 0, w - 1)
+    y = np.clip(np.round(px[..., 1]).astype(int), 0, h - 1)
+    seen = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+    lab = cv2.cvtColor(blurred[y, x].reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(
+        *pts.shape[:-1], 3).astype(np.float32)
+    return lab, seen, blurred[y, x], (y, x)
+
+
+def _along(values: np.ndarray, k: int) -> np.ndarray:
+    """``values`` along the perimeter, averaged over ``k`` neighbouring samples."""
+    return np.convolve(np.pad(values, k // 2, mode="wrap"), np.ones(k) / k, mode="valid")
+
+
+def _edge_hidden(lab: np.ndarray, outside: np.ndarray, seen: np.ndarray,
+                 off: np.ndarray) -> np.ndarray:
+    """Where along the perimeter the board's edge is hidden: its contrast (the strip
+    against just beyond, over ``HIDDEN_K`` samples) is at most ``HIDDEN`` of that along
+    the edge where the strip looks like the board (not ``off``)."""
+    contrast = np.linalg.norm(np.median(lab, axis=0) - np.median(outside, axis=0), axis=-1)
+    clear = ~off & seen
+    if not clear.any():
+        return np.ones_like(off)
+    return _along(contrast, HIDDEN_K) <= HIDDEN * np.median(contrast[clear])
 
 
 def _look(lab: np.ndarray, pixels: np.ndarray, seen: np.ndarray, material: str) -> np.ndarray:
@@ -99,16 +132,8 @@ def edge_occlusion(image: np.ndarray, fix: BoardFix, geom: Geometry,
     """Where something lies across the board's edge in ``image`` (``ignore``: a bool
     image mask of pixels that pieces on the board may cover)."""
     H = homography(fix, geom)
-    pts = _strip_points(geom)
-    px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(pts.shape)
-    h, w = image.shape[:2]
-    x = np.clip(np.round(px[..., 0]).astype(int), 0, w - 1)
-    y = np.clip(np.round(px[..., 1]).astype(int), 0, h - 1)
-    seen = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
     blurred = cv2.GaussianBlur(image, (5, 5), 0)
-    lab = cv2.cvtColor(blurred[y, x].reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(
-        *pts.shape[:2], 3).astype(np.float32)
-    pixels = blurred[y, x]
+    lab, seen, pixels, (y, x) = _sample_lab(blurred, H, _strip_points(geom))
     if ignore is not None:
         seen &= ~ignore[y, x]
     look = _look(lab, pixels, seen, geom.material)
@@ -119,9 +144,10 @@ def edge_occlusion(image: np.ndarray, fix: BoardFix, geom: Geometry,
     threshold = max(MIN_GLAZE if glaze else MIN_LAB, (GLAZE_SPREAD if glaze else SPREAD)
                     * float(np.quantile(dist, QUIET if glaze else 0.5)))
     # a short smoothing along the edge: stitching and print do not make a run
-    k = 3
-    smooth = np.convolve(np.pad(dist, k // 2, mode="wrap"), np.ones(k) / k, mode="valid")
-    off = smooth > threshold
+    off = _along(dist, 3) > threshold
+    if glaze:  # and on glaze, where the edge itself is hidden (not where light tints it)
+        outside, _, _, _ = _sample_lab(blurred, H, _strip_points(geom, OUTSIDE_MM))
+        off &= _edge_hidden(lab, outside, seen.any(axis=0), off)
     runs = []
     n = len(off)
     if off.all():

@@ -211,3 +211,8 @@ def test_the_occlusion_check_on_a_crop_answers_as_on_the_whole_frame(frame):
         whole = edge_occlusion(image, fix, geom)
         assert _occlusion(image, fix, geom) == whole
     assert whole.occluded
+    # a mask of what pieces cover is cropped like the picture: the arm under it is no hand
+    mask = np.zeros(arm.shape[:2], bool)
+    cv2.ellipse(mask.view(np.uint8), (int(x), int(y)), (60, 160), 0, 0, 360, 1, -1)
+    assert _occlusion(arm, fix, geom, mask) == edge_occlusion(arm, fix, geom, mask)
+    assert not _occlusion(arm, fix, geom, mask).occluded
