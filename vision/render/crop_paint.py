@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from vision.render.camera import Camera
-from vision.render.geometry import body_face_up
+from vision.render.geometry import body_face_up, shadow_outline
 
 MIP_LEVELS = 5
 _D3 = np.arange(3)
@@ -425,23 +425,16 @@ class CropPainter:
                 continue
             mask, pen = None, []
             for b in others:
-                V = b.corners()
-                dv = (V - p0) @ n
-                front = (dv > 1e-6) & (dv < 0.9 * hL)  # between the plane and the lamp
-                if not front.any():
+                shadow = shadow_outline(b.corners(), p0, n, L, hL)
+                if shadow is None:
                     continue
-                F, dF = V[front], dv[front]
-                poly = [L + (F - L) * (hL / (hL - dF))[:, None]]
-                if not front.all():  # the box crosses the plane: where it cuts it
-                    B, dB = V[~front], dv[~front]
-                    t = (dF[:, None] / (dF[:, None] - dB[None]))[..., None]
-                    poly.append((F[:, None] + t * (B[None] - F[:, None])).reshape(-1, 3))
-                uv = np.clip(self.project(np.vstack(poly)) - off, -4 * (w + h), 5 * (w + h))
+                outline, lift = shadow
+                uv = np.clip(self.project(outline) - off, -4 * (w + h), 5 * (w + h))
                 if mask is None:
                     mask = np.zeros((h, w), np.uint8)
                 hull = cv2.convexHull(np.round(uv * 16).astype(np.int32))
                 cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA, shift=4)
-                pen.append(float(dF.max()) * radius / max(hL - float(dF.max()), 20.0))
+                pen.append(lift * radius / max(hL - lift, 20.0))
             if mask is None or not mask.any():
                 out.append(None)
                 continue

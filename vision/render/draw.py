@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.render.camera import Camera
-from vision.render.geometry import Face, Solid
+from vision.render.geometry import Face, Solid, shadow_outline
 from vision.render.scene import TABLE_MM, TABLE_PX_PER_MM, Scene
 
 NEAR_MM = 20.0
@@ -501,24 +501,17 @@ class Painter:
                 if (max(nx * lo[0], nx * hi[0]) + max(ny * lo[1], ny * hi[1])
                         + max(nz * lo[2], nz * hi[2])) - level < 0.05:
                     continue
-                V = self.casters[j][1]
-                dv = (V - p0) @ n
-                front = (dv > 1e-6) & (dv < 0.9 * hL)  # between the plane and the lamp
-                if not front.any():
+                shadow = shadow_outline(self.casters[j][1], p0, n, L, hL)
+                if shadow is None:
                     continue
-                F, dF = V[front], dv[front]
-                poly = [L + (F - L) * (hL / (hL - dF))[:, None]]
-                if not front.all():  # the caster crosses the plane: where it cuts it
-                    B, dB = V[~front], dv[~front]
-                    t = (dF[:, None] / (dF[:, None] - dB[None]))[..., None]
-                    poly.append((F[:, None] + t * (B[None] - F[:, None])).reshape(-1, 3))
-                uv = np.clip(self.cam.project(np.vstack(poly), distort=False) - off,
+                outline, lift = shadow
+                uv = np.clip(self.cam.project(outline, distort=False) - off,
                              -4 * (w + h), 5 * (w + h))
                 if mask is None:
                     mask = np.zeros((h, w), np.uint8)
                 hull = cv2.convexHull(np.round(uv * 16).astype(np.int32))
                 cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA, shift=4)
-                pen.append(float(dF.max()) * lamp.radius / max(hL - float(dF.max()), 20.0))
+                pen.append(lift * lamp.radius / max(hL - lift, 20.0))
             if mask is None or not mask.any():
                 out.append(None)
                 continue

@@ -174,3 +174,23 @@ def sphere_faces(center, radius, colour, rings: int = 5, segments: int = 10,
             faces.append(Face(outline=pts, normal=n, colour=np.asarray(colour, np.float32),
                               gloss=gloss, shininess=shininess))
     return faces
+
+
+def shadow_outline(corners: np.ndarray, p0: np.ndarray, n: np.ndarray, lamp: np.ndarray,
+                   lamp_height: float) -> tuple[np.ndarray, float] | None:
+    """The shadow a box (its ``corners``) casts from a point ``lamp``, ``lamp_height`` above
+    the plane through ``p0`` with unit normal ``n``, onto that plane: 3-D points whose
+    convex hull it is, and the greatest height over the plane of the box's corners that
+    cast it (the penumbra grows with it); None when no part of the box lies between the
+    plane and the lamp. A box crossing the plane adds the points where its edges cut it."""
+    dv = (corners - p0) @ n
+    front = (dv > 1e-6) & (dv < 0.9 * lamp_height)  # between the plane and the lamp
+    if not front.any():
+        return None
+    F, dF = corners[front], dv[front]
+    poly = [lamp + (F - lamp) * (lamp_height / (lamp_height - dF))[:, None]]
+    if not front.all():  # the box crosses the plane: where it cuts it
+        B, dB = corners[~front], dv[~front]
+        t = (dF[:, None] / (dF[:, None] - dB[None]))[..., None]
+        poly.append((F[:, None] + t * (B[None] - F[:, None])).reshape(-1, 3))
+    return np.vstack(poly), float(dF.max())
