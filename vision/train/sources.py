@@ -40,12 +40,18 @@ def rendered(kind: str, n: int, seed: int, size: int = RENDER_SIZE,
              workers: int | None = None) -> tuple[list[np.ndarray], list[dict]]:
     """``n`` crops of ``kind`` with the renderer's label dicts, in item order."""
     jobs = [(kind, min(CHUNK, n - start), seed, size, start) for start in range(0, n, CHUNK)]
+    return _in_chunks(_chunk, jobs, workers)
+
+
+def _in_chunks(work, jobs: list[tuple], workers: int | None) -> tuple[list, list]:
+    """``work(job) -> (images, labels)`` over ``jobs`` (in a process per core unless
+    ``workers`` says otherwise), the images and labels joined in job order."""
     workers = workers or min(len(jobs), os.cpu_count() or 1)
     if workers <= 1:
-        parts = [_chunk(job) for job in jobs]
+        parts = [work(job) for job in jobs]
     else:
         with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(_chunk, jobs))
+            parts = list(pool.map(work, jobs))
     images = [image for part, _ in parts for image in part]
     labels = [label for _, part in parts for label in part]
     return images, labels
@@ -100,14 +106,7 @@ def die_tops(n: int, seed: int, workers: int | None = None):
     """Miwin dice as the reader cuts them (``_die_top_chunk``): the top's pips and the
     die's colour."""
     jobs = [(min(CHUNK, n - start), seed, start) for start in range(0, n, CHUNK)]
-    workers = workers or min(len(jobs), os.cpu_count() or 1)
-    if workers <= 1:
-        parts = [_die_top_chunk(job) for job in jobs]
-    else:
-        with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(_die_top_chunk, jobs))
-    images = [image for part, _ in parts for image in part]
-    labels = [label for _, part in parts for label in part]
+    images, labels = _in_chunks(_die_top_chunk, jobs, workers)
     return images, {"pips": [str(label["top"]) for label in labels],
                     "colour": [label["colour"] for label in labels]}
 
