@@ -160,22 +160,27 @@ class Tracker:
                            interpolation=cv2.INTER_AREA)
         return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
 
+    def _changed_pixels(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return cv2.absdiff(a, b) > self.config.pixel_delta
+
+    def _many(self, changed: np.ndarray) -> bool:
+        return np.count_nonzero(changed) > self.config.changed_fraction * changed.size
+
     def changed(self, a: np.ndarray, b: np.ndarray) -> bool:
         """Whether two change-detection pictures differ by more than the thresholds."""
-        moved = cv2.absdiff(a, b) > self.config.pixel_delta
-        return np.count_nonzero(moved) > self.config.changed_fraction * moved.size
+        return self._many(self._changed_pixels(a, b))
 
     def moved(self, a: np.ndarray, b: np.ndarray) -> bool:
         """Whether anything on the board moved between two change-detection pictures:
         ``changed``, or a compact change anywhere (``piece_px`` changed pixels within a
         ``piece_window`` square: one small piece, a Cubes stone, a die turned, far
         under ``changed_fraction`` of the picture; camera noise is not compact)."""
-        if self.changed(a, b):
+        changed = self._changed_pixels(a, b)
+        if self._many(changed):
             return True
         k = self.config.piece_window
-        diff = (cv2.absdiff(a, b) > self.config.pixel_delta).astype(np.float32)
-        return bool(cv2.boxFilter(diff, -1, (k, k), normalize=False).max()
-                    >= self.config.piece_px)
+        return bool(cv2.boxFilter(changed.astype(np.float32), -1, (k, k),
+                                  normalize=False).max() >= self.config.piece_px)
 
     def _set_board(self, board: dict | None) -> None:
         """Change detection on the board region of ``board`` (the observation's corners

@@ -163,6 +163,7 @@ class Observer:
                                f"(supported: {', '.join(SUPPORTED)})")
         self.game, self.calibration, self.table = game, calibration, table
         self.geom = geometry(game)
+        self.reader = importlib.import_module(READERS[game])
         self.tracker = BoardTracker(self.geom, find_board)
         self.status: str | None = None
         self.timing: dict[str, float] = {}
@@ -203,7 +204,7 @@ class Observer:
         lap("board")
         if fix is None:
             raise ObserveError("no board in view")
-        reader = importlib.import_module(READERS[game])
+        reader = self.reader
         reading = reader.read(image, fix, geom, self.calibration)
         lap("reader")
         covered = getattr(reader, "covered", None)
