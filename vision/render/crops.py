@@ -13,7 +13,9 @@ Kinds:
            three times larger (only a window round the cube is drawn); labels: symbol,
            player, rotation (quarter turns clockwise of the symbol's top from the crop's
            top).
-``die``    a Miwin die on the Tyr board or beside it; labels: colour, top, faces.
+``die``    a Miwin die on the Tyr board or beside it; labels: colour, top, faces, the die's
+           centre (``centre_mm``, world) and ``top_plane`` (the homography from the
+           plane of its top, world mm, to crop px).
 ``stone``  a Cubes stone on its board; label: the grid token (``W``, ``B4``, ``r3``...).
 
 Variants (``variant=``): ``default`` the set the games come with, under room light;
@@ -423,10 +425,14 @@ def _die_item(pool, rng, looks, size):
     box, top, directions, faces = found
     cam = crop_camera(rng, box.center, pieces.DIE_MM * 1.6, size, rng.uniform(0.55, 0.8))
     img, p = _shoot(table, cam, box, rng)
+    z_top = box.center[2] + pieces.DIE_MM / 2
+    top_plane = cam.K @ np.column_stack([cam.R[:, 0], cam.R[:, 1], z_top * cam.R[:, 2] + cam.t])
     return img, {"kind": "die", "colour": target, "top": top, "faces": faces,
                  "visible": [directions[f] for f, seen, area in p.seen()
                              if seen / area > 0.3],
-                 "tilt_deg": round(cam.tilt, 2)}
+                 "tilt_deg": round(cam.tilt, 2),
+                 "centre_mm": box.center[:2].tolist(),
+                 "top_plane": (top_plane / top_plane[2, 2]).tolist()}
 
 
 # --------------------------------------------------------------------------- stones

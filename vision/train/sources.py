@@ -69,36 +69,21 @@ TOP_JITTER_MM = 1.2  # the reader's die centre is this far off (sd, each axis)
 
 def _die_top_chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, list[dict]]:
     """The renderer's die crops re-cut as ``vision.read_miwin.read_tops`` cuts a die from a
-    frame: the plane of the die's top, north up, the top centred (give or take
-    ``TOP_JITTER_MM``) and filling ``CROP_FILL`` of the crop, the side faces the camera sees
-    stretched beside it. The crop camera is caught as the renderer makes it."""
+    frame: the plane of the die's top (the label's ``top_plane``: world mm -> crop px),
+    north up, the top centred (give or take ``TOP_JITTER_MM``) and filling ``CROP_FILL`` of
+    the crop, the side faces the camera sees stretched beside it."""
     from vision.grid import square_crop
     from vision.read_miwin import CROP_FILL, DIE_MM
-    from vision.render import crops as render
+    from vision.render.crops import render_crops
     from vision.render.rng import make_rng
 
     count, seed, start = args
-    cameras = []
-    make = render.crop_camera
-
-    def caught(rng, center, *rest, **options):
-        cam = make(rng, center, *rest, **options)
-        cameras.append((cam, np.asarray(center, np.float64)))
-        return cam
-
-    render.crop_camera = caught
-    try:
-        images, labels = render.render_crops("die", count, seed, size=DIE_RENDER_SIZE,
-                                             start=start)
-    finally:
-        render.crop_camera = make
+    images, labels = render_crops("die", count, seed, size=DIE_RENDER_SIZE, start=start)
     out = np.empty((count, RENDER_SIZE, RENDER_SIZE, 3), np.uint8)
-    for j, ((cam, centre), image) in enumerate(zip(cameras, images, strict=True)):
-        z_top = centre[2] + DIE_MM / 2
-        H = cam.K @ np.column_stack([cam.R[:, 0], cam.R[:, 1], z_top * cam.R[:, 2] + cam.t])
+    for j, (label, image) in enumerate(zip(labels, images, strict=True)):
+        (u, v), H = label["centre_mm"], np.array(label["top_plane"])
         du, dv = make_rng(seed, "top-jitter", start + j).normal(0, TOP_JITTER_MM, 2)
-        out[j] = square_crop(image, H / H[2, 2], centre[0] + du, centre[1] + dv,
-                             DIE_MM / 2 / CROP_FILL, RENDER_SIZE)
+        out[j] = square_crop(image, H, u + du, v + dv, DIE_MM / 2 / CROP_FILL, RENDER_SIZE)
     return out, labels
 
 
