@@ -40,10 +40,9 @@ board in view) gives no observation, a warning, and is tried again after the nex
 fault of vision's on a strange frame (any other exception) is logged with its traceback
 and handled the same way: the stream goes on. A
 reading vision itself marks not stable (a hand across the board's edge) is not published
-either (but first, where the board was tracked rather than registered, the frame is read
-again with the board found anew: a board nudged a millimetre and tracked on its old
-corners shows its edge 'covered', as by a hand); the scene is read again once it changes
-and settles.
+either; the scene is read again once it changes and settles. (A board nudged a
+millimetre is vision's to follow: ``vision.observe.Observer`` re-fits it, and checks a
+hand it sees on the board found anew, so that old corners' edge is not taken for a hand.)
 
 The tracker remembers each cube from when it was placed (``CubeMemory``, games whose
 position is ``cells`` of stacks: the e-SOLO-e family): a face no camera sees now (null
@@ -271,8 +270,6 @@ class Tracker:
                 self._set_board(None)
                 self._anchor = self.lores(image, lores)
             return None
-        if obs.get("stable") is False and self.observer is not None:
-            obs = self._anew(image, obs, now)
         if obs.get("stable") is False:  # vision saw a hand across the board: not still
             self.failed += 1
             self._last_read = None
@@ -292,28 +289,6 @@ class Tracker:
             self._anchor = small
         self._last_read = small
         return obs
-
-    def _anew(self, image: np.ndarray, obs: dict, now: float) -> dict:
-        """A hand seen on a settled scene, on the board as tracked: read the frame again
-        with the board found anew (a nudged board tracked on its old corners shows its
-        edge 'covered'); where that sees no hand, its observer goes on tracking. The first
-        reading where it sees a hand too, or finds no board."""
-        from vision.observe import Observer
-
-        if self.observer.registered is not None:
-            return obs
-        fresh = Observer(self.config.game, calibration=self.config.calibration,
-                         table=self.config.table)
-        try:
-            again = fresh.observe(image, seq=self.seq, time=now)
-        except ValueError:
-            return obs
-        if again.get("stable") is False:
-            return obs
-        log.info("settled scene at %.3f: a hand on the tracked board, none on the board "
-                 "found anew; tracking that one", now)
-        self.observer = fresh
-        return again
 
     def run(self, frames: Iterable[Any]) -> Iterator[dict]:
         """The stable observations of a stream of frames."""

@@ -9,7 +9,9 @@ the rules reject the position as read, uncertain elements take their alternative
 they accept it (``most_likely_valid``): the referee needs a valid written position.
 A camera's stream of frames goes through an ``Observer``, which finds the board once and
 then tracks it (``vision.track``): a board lying where it was is read without being found
-anew.
+anew; one pushed a pixel or two is re-fitted there. Where the board as tracked shows a
+hand across its edge, the board is found anew and read again: where that shows no hand,
+the tracked corners were off (a hand is not reported) and the new ones are tracked on.
 
 A hand or arm across the board's edge (``vision.occlusion``, every game) makes the
 observation unstable (``stable: false``, the spec's "not still and unoccluded"): its
@@ -50,6 +52,8 @@ FRAME_SIZE = (1280, 720)
 MAX_REPAIRS = 30  # alternatives swapped in at most to make the written position valid
 CROP_MARGIN_PX = 8  # round the board, for what smooths the picture near its edge ...
 BLANK_STEP = 8  # the blank check looks at every 8th pixel each way (the std of all: 10 ms)
+TRACKED = ("still", "hidden", "moved")  # tracker statuses of a fix carried from before
+ANEW_PX = 0.5  # a board found anew this close to the tracked one (max corner) is the same
 READERS = {
     "esoloe": "vision.read_esoloe",
     "esoloe-tictactoe": "vision.read_esoloe",
@@ -150,11 +154,14 @@ class Observer:
     The board is found in the first frame and then tracked (``vision.track.BoardTracker``):
     where it lies as before (a check of its pattern round the last corners, a few ms) the
     frame is read on the last fix; a nudged board is re-fitted from the last corners; one
-    that moved farther or was lost is found anew (``vision.board.find_board``). The
+    that moved farther or was lost is found anew (``vision.board.find_board``). A hand
+    seen across the edge of a tracked board is checked on the board found anew (``_anew``:
+    the reading there is used, and tracked on, where it shows no hand). The
     calibration's registered ``board`` corners, where given, are used as they are.
     ``status`` is the last frame's: still, hidden, moved, found, lost (the tracker's), or
     registered; ``timing`` the seconds its stages took (check, board, occlusion, reader,
-    valid: ``most_likely_valid``) by ``clock`` (wall time; a benchmark may set CPU time).
+    valid: ``most_likely_valid``; a frame read again adds to them) by ``clock`` (wall
+    time; a benchmark may set CPU time).
     """
 
     def __init__(self, game: str, *, calibration: dict | None = None, table: str = "t1"):
@@ -184,6 +191,34 @@ class Observer:
         self.status = track.status
         return track.fix
 
+    def _read(self, image: np.ndarray, fix: BoardFix, lap):
+        """(The reader's reading of ``image`` on ``fix``, the board edge's occlusion)."""
+        reader, geom = self.reader, self.geom
+        reading = reader.read(image, fix, geom, self.calibration)
+        lap("reader")
+        covered = getattr(reader, "covered", None)
+        ignore = None if covered is None else covered(image, fix, geom, reading,
+                                                      self.calibration)
+        occlusion = _occlusion(image, fix, geom, ignore)
+        lap("occlusion")
+        return reading, occlusion
+
+    def _anew(self, image: np.ndarray, fix: BoardFix, reading, occlusion, lap):
+        """A hand seen on the board as tracked: (fix, reading, occlusion) on the board
+        found anew where that one shows no hand (a board the tracker kept a little off,
+        e.g. one found off in a hard frame and tracked on since: its edge looks covered),
+        which is tracked on from now; else the tracked ones (a hand indeed)."""
+        track = self.tracker.anew(image, keep=False)
+        lap("board")
+        if track.fix is None or np.abs(track.fix.corners - fix.corners).max() < ANEW_PX:
+            return fix, reading, occlusion
+        again, seen = self._read(image, track.fix, lap)
+        if seen.occluded:
+            return fix, reading, occlusion
+        self.tracker.adopt(image, track.fix)
+        self.status = "found"
+        return track.fix, again, seen
+
     def observe(self, image: np.ndarray, *, seq: int = 0, time: float | None = None) -> dict:
         """The observation of ``image`` (BGR uint8, 1280 x 720), the frame after the last
         one given."""
@@ -192,26 +227,21 @@ class Observer:
 
         def lap(stage: str) -> None:
             clock.append(self.clock())
-            timing[stage] = clock[-1] - clock[-2]
+            timing[stage] = timing.get(stage, 0.0) + clock[-1] - clock[-2]
 
         check_frame(image)
         colour = (self.calibration or {}).get("colour")
         if colour is not None:
             image = colour.apply(image)
         lap("check")
-        game, geom = self.game, self.geom
+        game = self.game
         fix = self.board(image)
         lap("board")
         if fix is None:
             raise ObserveError("no board in view")
-        reader = self.reader
-        reading = reader.read(image, fix, geom, self.calibration)
-        lap("reader")
-        covered = getattr(reader, "covered", None)
-        ignore = None if covered is None else covered(image, fix, geom, reading,
-                                                      self.calibration)
-        occlusion = _occlusion(image, fix, geom, ignore)
-        lap("occlusion")
+        reading, occlusion = self._read(image, fix, lap)
+        if occlusion.occluded and self.status in TRACKED:
+            fix, reading, occlusion = self._anew(image, fix, reading, occlusion, lap)
         most_likely_valid(game, reading)
         lap("valid")
         hand = occlusion.occluded

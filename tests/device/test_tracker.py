@@ -219,35 +219,6 @@ def test_change_detection_watches_the_board_once_vision_found_it():
     assert tracker.changed(board, tracker.lores(_table(((110, 50),))))
 
 
-def test_a_hand_on_the_tracked_board_is_checked_on_the_board_found_anew(monkeypatch):
-    """A settled scene vision reads with a hand on the board as tracked (a nudged board
-    on its old corners) is read again by an observer that finds the board anew; where
-    that one sees no hand, its reading is published and it goes on tracking."""
-    made = []
-
-    class Observer:  # the first one tracks a stale board: a hand on every reading
-        registered = None
-        real_hand = False
-
-        def __init__(self, game, calibration=None, table="t1"):
-            self.stale = not made
-            made.append(self)
-
-        def observe(self, image, seq, time):
-            obs = FakeVision()(image, seq, time)
-            obs["stable"] = not (self.stale or Observer.real_hand)
-            return obs
-
-    monkeypatch.setattr(vision.observe, "Observer", Observer)
-    tracker = Tracker(TrackerConfig(game=GAME, settle_frames=3, settle_s=0.2))
-    (obs,) = _play(tracker, [_table()] * 8, 0.0)
-    assert obs["stable"] and len(made) == 2 and tracker.observer is made[1]
-    assert tracker.failed == 0
-    Observer.real_hand = True  # the board found anew sees it too
-    assert _play(tracker, _hand(2) + [_table(((110, 50),))] * 8, 1.0) == []
-    assert len(made) == 3 and tracker.observer is made[1] and tracker.failed == 1
-
-
 def test_a_corrupt_frame_or_a_fault_in_vision_does_not_end_the_stream(caplog):
     calls = []
 

@@ -10,7 +10,7 @@ import vision.classifier
 import vision.observe
 from device.cli import main
 from rules.registry import get_game
-from vision.board import find_board, geometry
+from vision.board import BoardFix, find_board, geometry
 from vision.measure import measure
 from vision.observe import ObserveError, Observer, observe
 from vision.render.frame import RenderOptions, render_scene
@@ -216,3 +216,38 @@ def test_the_occlusion_check_on_a_crop_answers_as_on_the_whole_frame(frame):
     cv2.ellipse(mask.view(np.uint8), (int(x), int(y)), (60, 160), 0, 0, 360, 1, -1)
     assert _occlusion(arm, fix, geom, mask) == edge_occlusion(arm, fix, geom, mask)
     assert not _occlusion(arm, fix, geom, mask).occluded
+
+
+def test_a_hand_on_the_board_as_tracked_is_checked_on_the_board_found_anew(frame,
+                                                                            monkeypatch):
+    """Corners the tracker kept a few px off (a board found off, or pushed, and tracked on
+    since) show the edge 'covered' as a hand would: the board is found anew and read
+    again; where that shows no hand the reading is used and the new fix tracked on. A
+    real hand shows on both: the observation stays unstable."""
+    from vision.track import Track
+
+    observer = Observer(GAME)
+    right = observer.observe(frame)
+    assert right["stable"] and observer.status == "found"
+    good = observer.tracker.last
+    stale = BoardFix(good.corners + [0.0, 3.0], good.coarse)
+    monkeypatch.setattr(observer.tracker, "update", lambda image: Track(stale, "still"))
+    found = []
+
+    def find(image, geom):  # the first time no board, as under an arm
+        found.append(find_board(image, geom) if found else None)
+        return found[-1]
+
+    observer.tracker.find = find
+    assert observer.observe(frame)["stable"] is False  # the stale corners: a 'hand'
+    assert observer.tracker.last is good and len(found) == 1
+    again = observer.observe(frame)  # found anew: no hand there
+    assert again["stable"] and again["position"] == right["position"]
+    assert again["board"] == right["board"] and observer.status == "found"
+    assert observer.tracker.last is found[-1] and len(found) == 2
+    arm = frame.copy()
+    x, y = ((good.corners[0] + good.corners[1]) / 2).astype(int)  # across the north edge
+    cv2.ellipse(arm, (int(x), int(y)), (40, 140), 0, 0, 360, (60, 90, 160), -1)
+    hand = observer.observe(arm)
+    assert hand["stable"] is False and hand["occlusion"]["edge_covered"] > 0
+    assert len(found) == 3 and observer.tracker.last is found[1]  # not tracked on

@@ -97,3 +97,16 @@ def test_a_fix_with_its_own_offset_stays_still_until_the_board_moves(shoot):
     image, want = shoot(1.0, -0.8, 0.3)  # pushed a millimetre: re-fitted, not found
     nudged = tracker.update(image)
     assert nudged.status == "moved" and _err(nudged, want) < 1.5 and len(finds) == 1
+
+
+def test_a_push_that_hides_the_pattern_as_a_hand_does_is_refitted(shoot):
+    # pushed a millimetre square to a side: the edges across the push fall beyond the
+    # check's 1 px, those along it stay in place; less shows, as under a hand, but a
+    # re-fit from the last corners shows it all again: the board moved
+    tracker = BoardTracker(geometry(GAME))
+    tracker.update(shoot()[0])
+    for dx in (0.6, 1.6):
+        image, want = shoot(dx, 0.0, 0.0)
+        pushed = tracker.update(image)
+        assert pushed.status == "moved" and _err(pushed, want) < 1.5, (dx, pushed.status)
+        assert tracker.update(image).status == "still"
