@@ -66,7 +66,7 @@ def _render(job: tuple[str, int, str, str]) -> None:
                                 options=RenderOptions(camera_mode=camera))
     cv2.imwrite(f"{folder}/{game}-{seed}.png", image)
     Path(f"{folder}/{game}-{seed}.json").write_text(json.dumps(
-        {"position": position, "corners": truth["board"]["corners"]}))
+        {"position": truth["position"], "corners": truth["board"]["corners"]}))
 
 
 def _tracking(game: str, obs: dict, image):

@@ -8,6 +8,15 @@ set-up (``tableref calibrate board``).
   given as numbers, or clicked on a saved frame where a display exists; optionally
   snapped to the board's edges by ``vision.board.refine``.
 
+Naming: the registration fixes which side of the board is north for as long as it is
+used (``vision.observe`` reads every frame on the registered corners, never naming them
+again). A board without marks (``vision.board.named_by_camera``: tic-tac-toe, Tyr) is
+named automatically by the observation's camera convention (north the side farthest up
+the image; docs/vision.md, *Naming*); ``turn`` renames it where the table's players have
+agreed otherwise (Tyr's [1,1] corner). The fit report's ``naming`` says how it was named
+and how near the camera rule was to naming it a quarter turn otherwise
+(``camera_margin_deg``, under ``NAMING_MARGIN_DEG``: check it).
+
 The fit report (millimetres on the board plane): every observation of the corners (each
 frame's, or the given ones) is mapped back through the registered homography and
 compared with the board's true corner positions; with a camera calibration also the
@@ -24,10 +33,19 @@ import cv2
 import numpy as np
 
 from calibration.files import CORNER_NAMES, BoardRegistration, CameraCalibration
-from vision.board import BoardFix, Geometry, find_board, geometry, refine
+from vision.board import (
+    BoardFix,
+    Geometry,
+    camera_rule_margin,
+    find_board,
+    geometry,
+    named_by_camera,
+    refine,
+)
 
 AGREE_PX = 3.0  # a frame's corner further than this from the median is left out
 FRAMES = 5  # frames the automatic registration averages
+NAMING_MARGIN_DEG = 10.0  # a camera rule's naming this near its ambiguity is to be checked
 
 
 class RegistrationError(ValueError):
@@ -93,7 +111,8 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
     """Registration from the first ``n`` frames in which ``find_board`` sees the board
     (at most ``4 n`` frames are looked at). ``turn``: quarter turns by which to rename
     the found corners (nw becomes the found ne for 1), for a square board that
-    ``find_board`` named turned (docs/vision.md, Limits); 2 for any board."""
+    the table's players have named otherwise (docs/vision.md, *Naming*); 2 for any
+    board. A board without marks gets ``fit["naming"]`` (see the module doc)."""
     geom = geometry(game)
     if turn % 2 and geom.width != geom.depth:
         raise RegistrationError("only a square board can be renamed by a quarter turn")
@@ -118,7 +137,24 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
                                 "camera and board still, or register it by hand (--corners, "
                                 "or --click on a saved frame)")
     kept = stack[agree]
-    return _registration(game, kept.mean(axis=0), list(kept), "auto", size, camera)
+    reg = _registration(game, kept.mean(axis=0), list(kept), "auto", size, camera)
+    if named_by_camera(geom):
+        reg.fit["naming"] = {"by": "turn" if turn % 4 else "camera", "turn": turn % 4,
+                             "camera_margin_deg": round(camera_rule_margin(reg.corners,
+                                                                           geom), 1)}
+    return reg
+
+
+def naming_warning(reg: BoardRegistration) -> str | None:
+    """Advice when an automatic registration named a board without marks by the camera
+    rule within ``NAMING_MARGIN_DEG`` of naming it a quarter turn otherwise, else None."""
+    naming = reg.fit.get("naming") or {}
+    margin = naming.get("camera_margin_deg")
+    if naming.get("by") != "camera" or margin is None or margin >= NAMING_MARGIN_DEG:
+        return None
+    return (f"the camera looks at the board nearly from a corner (the camera rule named it "
+            f"by {margin:.1f} degrees): north is now the side from corner nw to ne; if the "
+            "players have it at another side, register again with --turn 1..3")
 
 
 def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],

@@ -48,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="click the four corners on this saved frame (needs a display)")
     board.add_argument("--turn", type=int, default=0, choices=(0, 1, 2, 3),
                        help="quarter turns to rename the found corners by (a square board "
-                            "found turned)")
+                            "whose players have its north at another side than the camera's "
+                            "far side)")
     board.add_argument("--camera", metavar="FILE", help="camera file: adds the rigid check")
     board.add_argument("--out", metavar="FILE", required=True, help="board file to write")
 
@@ -268,6 +269,9 @@ def _board(args) -> int:
     if reg.fit["max_mm"] > 1.0:
         _say(f"warning: the fit is off by up to {reg.fit['max_mm']:.2f} mm: check the corners"
              " (a corner mis-clicked, or the board moved)")
+    naming = rg.naming_warning(reg)
+    if naming:
+        _say(f"warning: {naming}")
     _write(reg, args.out, {"method": reg.method, "frames": reg.frames, "fit": reg.fit})
     return 0
 

@@ -27,8 +27,8 @@ Steps (``find_board``):
    best one so far is not fitted.
 4. The corners are named (``orient``): the turns the board's shape allows, narrowed by
    its marks where it has them (``mark_turn``: 3andC's blue fields, Cubes' shaded
-   fields), then the one that puts north farthest up the image (the camera stands on
-   the players' south side).
+   fields), then the one that puts north farthest up the image (a board without marks
+   has no other north: docs/vision.md, *Naming*).
 
 Sizes come from the renderer's board specification (``vision.render.scene.board_spec``),
 the one source of the games' board geometry; nothing is rendered at run time.
@@ -71,6 +71,7 @@ LEATHER_LIP_MM = np.array([-0.35, 0.35])  # the light lip beside a leather groov
 # fields' outlines to show apart)
 LEATHER_STITCH_MM = {"tyr": 6.0}
 MARK_MIN = 4.0  # colour levels: weakest mark difference that names a quarter turn
+MARKED = frozenset({"esoloe-3andc", "cubes"})  # square boards whose marks mark_turn reads
 
 
 @dataclass(frozen=True)
@@ -435,11 +436,9 @@ def mark_turn(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
     NW-SE diagonal, not the NE-SW one); Cubes: the shaded fields, those whose row plus
     column is odd."""
     if geom.game == "esoloe-3andc":
-        from vision.render.scene import three_and_c_marks
+        from rules.esoloe import load_board
 
-        blue = sorted(three_and_c_marks()[1])
-        if not blue:
-            return 0.0
+        blue = sorted(load_board("default").blue)  # the board file the rules read
         hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
         s = _cell_samples(hsv, corners, geom, 0.95, 9)
         blueness = 100 * np.mean((s[..., 0] >= 95) & (s[..., 0] <= 135) & (s[..., 1] > 50),
@@ -455,25 +454,57 @@ def mark_turn(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
     return 0.0
 
 
-def orient(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
-    """The fitted corners named nw, ne, se, sw: among the turns the board's shape allows
-    (any quarter turn for a square board, a half turn for an oblong one) and its marks
-    (``mark_turn``) allow, the one that puts north farthest up the image (the camera
-    stands on the players' south side: a camera turned more than 45 degrees from it
-    names a board without marks a quarter turn off)."""
-    square = geom.width == geom.depth
-    turns = [0, 1, 2, 3] if square else [0, 2]
-    if square:
-        m = mark_turn(image, corners, geom)
-        if abs(m) >= MARK_MIN:
-            turns = [0, 2] if m > 0 else [1, 3]
+def named_by_camera(geom: Geometry) -> bool:
+    """Whether the board has nothing that names its sides (a square board without
+    marks: the tic-tac-toe tile, Tyr's leather): its north is then by convention the
+    side farthest up the image (``orient``; docs/vision.md, *Naming*)."""
+    return geom.width == geom.depth and geom.game not in MARKED
 
-    def upness(k: int) -> float:
+
+def _off_up(corners: np.ndarray) -> np.ndarray:
+    """Per quarter turn k (the corners rolled by k), the angle in degrees between
+    straight up the image and the direction from the quad's centre to its named north
+    side's middle."""
+    out = []
+    for k in range(4):
         c = np.roll(corners, k, axis=0)
         d = (c[0] + c[1]) / 2 - c.mean(axis=0)
-        return float(-d[1] / max(np.linalg.norm(d), 1e-9))
+        out.append(np.degrees(np.arccos(np.clip(-d[1] / max(np.linalg.norm(d), 1e-9),
+                                                -1, 1))))
+    return np.array(out)
 
-    return np.roll(corners, max(turns, key=upness), axis=0)
+
+def _turns(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> list[int]:
+    """The quarter turns the board's shape (any for a square board, a half turn for an
+    oblong one) and its marks (``mark_turn``) leave open."""
+    if geom.width != geom.depth:
+        return [0, 2]
+    m = mark_turn(image, corners, geom)
+    if abs(m) >= MARK_MIN:
+        return [0, 2] if m > 0 else [1, 3]
+    return [0, 1, 2, 3]
+
+
+def orient(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """The fitted corners named nw, ne, se, sw: among the turns the board's shape and
+    marks leave open (``_turns``), the one whose north side lies most nearly straight up
+    the image from the board's centre. For a board without marks (``named_by_camera``)
+    that is the observation's convention, not a guess (docs/vision.md, *Naming*); for
+    the others it assumes a camera on their south side (a half turn needs one more than
+    90 degrees round, or 3andC's blue fields all hidden and a camera more than 45)."""
+    turns = _turns(image, corners, geom)
+    off = _off_up(corners)
+    return np.roll(corners, min(turns, key=lambda k: off[k]), axis=0)
+
+
+def camera_rule_margin(corners: np.ndarray, geom: Geometry) -> float:
+    """For named corners of a board without marks: how far (degrees, half the gap
+    between the two sides nearest straight up the image) the camera rule is from naming
+    it otherwise: about 45 less the camera's angle round from the board's south side;
+    near 0 a nudge of the board or the camera turns the naming by a quarter."""
+    off = _off_up(np.asarray(corners, np.float64))
+    off = np.sort(off if geom.width == geom.depth else off[[0, 2]])
+    return float((off[1] - off[0]) / 2)
 
 
 def homography(fix: BoardFix, geom: Geometry) -> np.ndarray:

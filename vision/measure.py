@@ -166,7 +166,7 @@ def evaluate(game: str, seeds, camera: str = "overhead",
         position = random_position(game, seed)
         image, truth = render_scene(game, position, seed,
                                     options=RenderOptions(camera_mode=camera))
-        want = elements(game, position)
+        want = elements(game, truth["position"])  # as named (docs/vision.md, Naming)
         t0 = time.perf_counter()
         error, got = None, None
         try:

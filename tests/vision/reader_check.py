@@ -15,12 +15,12 @@ from vision.render.positions import random_position
 
 
 def read_render(game: str, seed: int):
-    """(reading, truth position) of the overhead render of seed ``seed``."""
-    position = random_position(game, seed)
-    image, truth = render_scene(game, position, seed,
+    """(reading, truth position) of the overhead render of seed ``seed`` (the truth's
+    position: a board without marks is named by the camera, docs/vision.md)."""
+    image, truth = render_scene(game, random_position(game, seed), seed,
                                 options=RenderOptions(camera_mode="overhead"))
     reader = importlib.import_module(READERS[game])
-    return reader.read(image, truth_fix(truth), geometry(game), None), position
+    return reader.read(image, truth_fix(truth), geometry(game), None), truth["position"]
 
 
 def check(game: str, seed: int, parses: bool = True) -> list[str]:

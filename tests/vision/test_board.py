@@ -118,16 +118,6 @@ def test_marks_name_a_board_turned_a_quarter(game, seed):
     assert np.linalg.norm(fix.corners - want, axis=1).max() < 1.5
 
 
-def test_a_board_without_marks_is_named_by_the_camera_rule():
-    # tic-tac-toe's board is the same turned a quarter: north is the side farthest up
-    image, want = _render("esoloe-tictactoe", 5001, "overhead", board_pose=(0.0, 0.0, 70.0))
-    fix = find_board(image, geometry("esoloe-tictactoe"))
-    assert fix is not None
-    assert np.linalg.norm(fix.corners - np.roll(want, -1, axis=0), axis=1).max() < 1.5
-    north = (fix.corners[0] + fix.corners[1]) / 2 - fix.corners.mean(axis=0)
-    assert north[1] < -abs(north[0])
-
-
 def test_no_board_on_an_empty_table():
     from vision.render.frame import RenderOptions, camera_for, render_scene
     from vision.render.scene import build_scene

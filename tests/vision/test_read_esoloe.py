@@ -114,9 +114,10 @@ def _read_render(game: str, camera: str, seed: int):
     from vision.render.frame import render_scene
     from vision.render.positions import random_position
 
-    position = random_position(game, seed)
-    image, truth = render_scene(game, position, seed, options=RenderOptions(camera_mode=camera))
-    return position, read(image, truth_fix(truth), geometry(game))
+    image, truth = render_scene(game, random_position(game, seed), seed,
+                                options=RenderOptions(camera_mode=camera))
+    # the truth's position: tic-tac-toe's board is named by the camera (docs/vision.md)
+    return truth["position"], read(image, truth_fix(truth), geometry(game))
 
 
 @pytest.mark.parametrize("game,camera,seed", SAMPLE)
