@@ -133,8 +133,8 @@ def head_log_probs(heads: dict[str, tuple[str, ...]], logits: Sequence[np.ndarra
                    head: str) -> tuple[tuple[str, ...], np.ndarray]:
     """The model's labels and log-probabilities (n, labels) for ``head``, from its heads'
     logits (in ``heads``' order). ``TOKEN`` on the stone model: ``W`` is the kind
-    ``white``; a coloured token (``B4`` active, ``b4`` inactive) its kind, digit and
-    side together."""
+    ``white`` (``.`` the kind ``empty``, where the model has it); a coloured token
+    (``B4`` active, ``b4`` inactive) its kind, digit and side together."""
     names = list(heads)
     if head in heads:
         return heads[head], _log_softmax(np.asarray(logits[names.index(head)], np.float64))
@@ -144,8 +144,8 @@ def head_log_probs(heads: dict[str, tuple[str, ...]], logits: Sequence[np.ndarra
           for h in ("kind", "digit", "side")}
     labels, columns = [], []
     for k, kind in enumerate(heads["kind"]):
-        if kind == "white":
-            labels.append("W")
+        if kind in ("white", "empty"):  # no digit, no side
+            labels.append("W" if kind == "white" else ".")
             columns.append(lp["kind"][:, k])
             continue
         for s, side in enumerate(heads["side"]):
@@ -721,7 +721,7 @@ def _stone_heads(labels: Sequence[str], probs: np.ndarray, heads: dict[str, tupl
     kind's probability summed over its tokens; digit and side given the most probable
     coloured kind (so ``stone_token``'s product of the three is about the token's)."""
     kinds = {letter: kind for kind, letter in STONE_LETTERS.items()}
-    kind_of = ["white" if t == "W" else kinds[t[0].upper()] for t in labels]
+    kind_of = [{"W": "white", ".": "empty"}.get(t) or kinds[t[0].upper()] for t in labels]
 
     def prediction(dist: dict[str, float]) -> Prediction:
         row = np.array(list(dist.values()))
@@ -729,7 +729,7 @@ def _stone_heads(labels: Sequence[str], probs: np.ndarray, heads: dict[str, tupl
 
     kind = {k: float(sum(p for p, c in zip(probs, kind_of, strict=True) if c == k))
             for k in heads["kind"]}
-    coloured = max((k for k in kind if k != "white"), key=kind.get)
+    coloured = max((k for k in kind if k not in ("white", "empty")), key=kind.get)
     digit = dict.fromkeys(heads["digit"], 0.0)
     side = dict.fromkeys(heads["side"], 0.0)
     for t, p, k in zip(labels, probs, kind_of, strict=True):

@@ -128,10 +128,13 @@ def stone_token(prediction: dict[str, Prediction]) -> tuple[str, float]:
     """models/stone.onnx's heads for one crop -> (grid token, confidence): ``W`` for a
     white stone (confidence: the kind's probability), else the colour letter, upper case
     for the active side, and the digit (``B4``, ``o6``; the three heads' probabilities
-    multiplied)."""
+    multiplied); ``.`` for a field the model sees empty (a model with the kind ``empty``;
+    confidence: its probability)."""
     kind = prediction["kind"]
     if kind.label == "white":
         return "W", kind.probability
+    if kind.label == "empty":
+        return ".", kind.probability
     digit, side = prediction["digit"], prediction["side"]
     letter = STONE_LETTERS[kind.label]
     token = (letter if side.label == "active" else letter.lower()) + digit.label

@@ -30,9 +30,11 @@ once (array operations, no per-field loop):
   with the empty field as an alternative), all in one run; where the model's colour or
   side disagrees with the classical one the token is the model's with confidence at most
   0.5 and the classical reading first among the alternatives; the other likely digits
-  are the alternatives. Without the model a coloured stone's token is null (never a
-  guess) and the field is listed in ``uncertain`` with confidence 0 and the five digits
-  of the colour and side read as the alternatives.
+  are the alternatives. Where the model reads the field empty (its kind ``empty``) it is
+  left empty, at confidence 0.5 at most if a colour was seen there. Without the model a
+  coloured stone's token is null (never a guess) and the field is listed in
+  ``uncertain`` with confidence 0 and the five digits of the colour and side read as the
+  alternatives.
 
 The players: which colour sits where and in what order is the table's set-up, not seen
 (the rules' default seating for the number of dependency cards seen, ``players`` of the
@@ -443,6 +445,11 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         digits = predictions[k]["digit"].top
         if token == "W" and white[i] < 0.5:  # no colour, and not a white stone: empty
             reading.add(1 - float(white[i]), path, 0.9, [["W", round(float(white[i]), 4)]])
+            continue
+        if token == ".":  # the model sees no stone (a colour seen was a neighbour's side)
+            alts = [[letter + digits[0][0], 0.5]] if letter else [
+                ["W", round(float(white[i]), 4)]]
+            reading.add(min(conf, 0.5) if letter else conf, path, 0.9, alts)
             continue
         if token == "W":
             alts = [[".", round(1 - float(white[i]), 4)]]

@@ -148,6 +148,19 @@ def test_token_probabilities_of_the_stone_model():
         enrol.head_log_probs(heads, logits, "x")
 
 
+def test_token_probabilities_of_a_stone_model_that_sees_empty_fields():
+    heads = {"kind": ("white", "blue", "red", "black", "orange", "empty"),
+             "digit": ("2", "3", "4", "5", "6"), "side": ("active", "inactive")}
+    logits = [np.zeros((1, len(labels))) for labels in heads.values()]
+    logits[0][0, 5] = 4.0  # empty, surely
+    labels, lp = enrol.head_log_probs(heads, logits, enrol.TOKEN)
+    assert len(labels) == 42 and labels[-1] == "."
+    assert np.allclose(np.exp(lp).sum(axis=1), 1.0)
+    read = enrol._stone_heads(labels, np.exp(lp[0]), heads, 3)
+    assert read["kind"].label == "empty" and read["kind"].probability > 0.9
+    assert read["digit"].label in heads["digit"]  # of the likeliest colour, not of "empty"
+
+
 def _accuracy(predictions, truth, head):
     read = [stone_token(p)[0] if head == enrol.TOKEN else p[head].label for p in predictions]
     return float(np.mean([r == t for r, t in zip(read, truth, strict=True)]))

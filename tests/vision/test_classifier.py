@@ -144,3 +144,17 @@ def test_model_without_metadata_is_refused(tmp_path):
         Classifier(stripped)
     shutil.copy(TINY, tmp_path / "ok.onnx")
     assert Classifier.load("ok", models_dir=tmp_path).labels == ("top", "middle", "bottom")
+
+
+def test_stone_token_of_each_kind():
+    from vision.classifier import Prediction, stone_token
+
+    def heads(kind, p=0.9):
+        return {"kind": Prediction(kind, p, ((kind, p),)),
+                "digit": Prediction("4", 0.5, (("4", 0.5),)),
+                "side": Prediction("inactive", 0.8, (("inactive", 0.8),))}
+
+    assert stone_token(heads("white")) == ("W", 0.9)
+    assert stone_token(heads("empty", 0.7)) == (".", 0.7)  # a model that sees empty fields
+    token, conf = stone_token(heads("red"))
+    assert token == "r4" and conf == pytest.approx(0.9 * 0.5 * 0.8)

@@ -47,6 +47,6 @@ def test_train_all_runs_every_model_in_turn_with_its_own_report(monkeypatch, cap
 
 def test_stone_model_reads_kind_digit_and_side():
     spec = registry.get("stone")
-    assert spec.heads == {"kind": ("white", "blue", "red", "black", "orange"),
+    assert spec.heads == {"kind": ("white", "blue", "red", "black", "orange", "empty"),
                           "digit": ("2", "3", "4", "5", "6"), "side": ("active", "inactive")}
     assert spec.grey_heads == ("digit",)

@@ -23,7 +23,7 @@ DIE_COLOURS = ("blue", "red", "black")
 CUBE_SYMBOLS = ("sakura", "fuji", "geisha", "blank")
 CUBE_PLAYERS = ("natural", "green")  # player 0 plays the natural wood cubes, player 1 green
 QUARTER_TURNS = ("0", "1", "2", "3")
-STONE_KINDS = ("white", "blue", "red", "black", "orange")
+STONE_KINDS = ("white", "blue", "red", "black", "orange", "empty")
 STONE_DIGITS = ("2", "3", "4", "5", "6")
 STONE_SIDES = ("active", "inactive")
 
@@ -43,6 +43,12 @@ class ModelSpec:
     grey_heads: tuple[str, ...] = ()  # heads whose labels survive a grey crop
     grey: float = 0.3  # fraction of each batch turned grey (half of those negated)
     low_res: float = 0.5  # low-resolution augmentation shrinks crops down to this factor
+    low_res_share: float = 0.5  # chance that a quarter of each batch is shrunk
+    blur: float = 0.0  # share of each batch blurred (Gaussian, sigma up to blur_sigma px)
+    blur_sigma: float = 1.5
+    dark: float = 0.0  # share of each batch in low light (gain 0.4-0.8, more noise)
+    misalign: float = 0.0  # corners of a crop moved by up to this share of its side
+    label_smoothing: float = 0.05
     real_dice_head: str | None = None  # head measured (and adaptable) on the real dice
     adapt: str | None = None  # default real-dice adaptation, "GROUP:FRACTION"
     adapt_repeat: int = 8  # times each adaptation crop is shown per epoch
@@ -91,15 +97,26 @@ MODELS: dict[str, ModelSpec] = {
                         "turns clockwise, and the cube's colour (player)",
             train_size=8000,
             test_size=1000,
-            max_turn_deg=8.0,
+            epochs=16,
+            # the pipeline's faces: cut from a found board (corners and turn a little off),
+            # small (under 24 px), defocused or dark; a sure class is what the reader weighs
+            max_turn_deg=12.0,
+            misalign=0.05,
+            low_res=0.35,
+            low_res_share=0.75,
+            blur=0.25,
+            blur_sigma=1.2,
+            dark=0.2,
+            label_smoothing=0.01,
             grey_heads=("symbol", "rotation"),
         ),
         ModelSpec(
             name="stone",
             heads={"kind": STONE_KINDS, "digit": STONE_DIGITS, "side": STONE_SIDES},
             input=_rgb_spec(40),
-            source="vision.train.sources:stones",
-            description="a Cubes stone: white or a colour, its digit and side",
+            source="vision.train.sources:stone_fields",
+            description="a Cubes field as the reader cuts it: empty, a white stone or a "
+                        "colour with its digit and side",
             train_size=16000,
             test_size=1000,
             epochs=24,

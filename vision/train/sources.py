@@ -1,5 +1,6 @@
-"""Crop sources for the registry: the renderer's ``render_crops`` (vision/render/crops.py)
-turned into ``source(n, seed) -> (crops, labels per head)``.
+"""Crop sources for the registry: the renderer's ``render_crops`` (vision/render/crops.py),
+or its frames cut as a reader cuts them, turned into ``source(n, seed) -> (crops, labels
+per head)``.
 
 Rendering is the slow part of training (tens of milliseconds a crop), so the crops are made
 in chunks by a few worker processes; item ``i`` of a seed depends on ``(seed, i)`` only, so
@@ -9,6 +10,7 @@ the result is the same whatever the number of workers.
 from __future__ import annotations
 
 import json
+import math
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -24,8 +26,9 @@ TEST_SEED_OFFSET = 1_000_003  # held-out renders come from the training seed + t
 RENDER_SIZE = 64  # rendered crop side in pixels; the classifier resizes to its input
 CHUNK = 250
 # The renderer frames a piece with its neighbourhood (the piece spans 35-50 % of the crop);
-# the pipeline's piece crops are tighter (the piece spans 60-90 %), so the central part is
-# kept (stones; dice are re-cut as the reader cuts them, ``die_tops``).
+# the pipeline's piece crops are tighter (the piece spans 60-90 %): ``_centre`` keeps the
+# central part (the readers' own cuts replaced it for dice, ``die_tops``, and stones,
+# ``stone_fields``).
 CENTRE = 0.625
 
 
@@ -110,20 +113,98 @@ def cube_faces(n: int, seed: int):
 _STONE_KINDS = {"W": "white", "B": "blue", "R": "red", "K": "black", "O": "orange"}
 
 
-# The digit is a few pixels: stones are rendered larger and cut tighter (the stone spans
-# 67-96 % of the crop), so the digit is about a third of the crop's height.
-STONE_RENDER_SIZE = 80
-STONE_CENTRE = 0.55
+# Cubes fields cut from whole frames as the reader cuts them (``stone_fields``): frame k of
+# a source seed is scene seed FIELD_FRAME_BASE + FIELD_FRAME_STRIDE * seed + k (never the
+# bench's 7,000,000+ or the dev seeds 100..999 and 8,000,000..8,999,999).
+FIELD_FRAME_BASE = 30_000_000
+FIELD_FRAME_STRIDE = 100_000
+FIELD_CORNER_PX = 1.2  # a found board's corners are this far off (sd, each axis)
+FIELD_FRAMES = 8  # frames per job
+#: share of each sort of field kept from a frame: the frames are filled more densely than
+#: games are (neighbours' side faces), and fewer crops a frame give more frames
+FIELD_KEEP = {"colour": 0.5, "white": 0.3, "empty": 0.12}
 
 
-def stones(n: int, seed: int):
-    """Cubes stones: white, or a colour with a digit shown active (upper case) or not."""
-    images, labels = rendered("stone", n, seed, size=STONE_RENDER_SIZE)
-    tokens = [label["token"] for label in labels]
-    return _centre(images, STONE_CENTRE), {
-        "kind": [_STONE_KINDS[t[0].upper()] for t in tokens],
+def _field_position(seed: int, frame: int) -> dict:
+    """A random Cubes position for a training frame, with its grid refilled: each frame
+    its own share of stones (20-80 %) and of coloured ones among them (30-80 %), colours,
+    digits and sides uniform."""
+    from vision.render.positions import random_position
+    from vision.render.rng import make_rng
+
+    scene = FIELD_FRAME_BASE + FIELD_FRAME_STRIDE * seed + frame
+    rng = make_rng(seed, "stone-field-grid", frame)
+    occupied, coloured = rng.uniform(0.2, 0.8), rng.uniform(0.3, 0.8)
+    grid = []
+    for _ in range(10):
+        row = []
+        for _ in range(10):
+            if rng.random() >= occupied:
+                row.append(".")
+            elif rng.random() >= coloured:
+                row.append("W")
+            else:
+                letter = "BRKO"[int(rng.integers(4))]
+                row.append((letter if rng.random() < 0.5 else letter.lower())
+                           + str(int(rng.integers(2, 7))))
+        grid.append(row)
+    position = random_position("cubes", scene)
+    position["grid"] = grid
+    return position
+
+
+def _field_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[str]]:
+    """Frames ``start .. start + count - 1`` of ``seed``, rendered whole (any camera) and
+    cut as ``vision.read_cubes.read`` cuts a field for the stone model: the planes of its
+    board fix (``read_cubes.planes``, the true corners moved by ``FIELD_CORNER_PX``) and
+    ``read_cubes.stone_crop`` at the field's centre on the stones' top plane. A share
+    (``FIELD_KEEP``) of each sort of field is kept; labels are the grid tokens (``.``
+    empty)."""
+    from vision.board import CORNER_NAMES, BoardFix, geometry
+    from vision.read_cubes import planes, stone_crop
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.rng import make_rng
+
+    count, seed, start = args
+    geom = geometry("cubes")
+    crops, tokens = [], []
+    for frame in range(start, start + count):
+        position = _field_position(seed, frame)
+        scene = FIELD_FRAME_BASE + FIELD_FRAME_STRIDE * seed + frame
+        image, truth = render_scene("cubes", position, scene,
+                                    options=RenderOptions(camera_mode="any"))
+        rng = make_rng(seed, "stone-field-cut", frame)
+        corners = np.array([truth["board"]["corners"][k] for k in CORNER_NAMES], np.float64)
+        corners = corners + rng.normal(0, FIELD_CORNER_PX, corners.shape)
+        H6 = planes(image, BoardFix(corners, corners), geom, None)[1]
+        keep = rng.random(100)
+        for i, (_, u, v, _) in enumerate(geom.cells):
+            token = position["grid"][i // 10][i % 10]
+            sort = "empty" if token == "." else "white" if token == "W" else "colour"
+            if keep[i] < FIELD_KEEP[sort]:
+                crops.append(stone_crop(image, H6, u, v))
+                tokens.append(token)
+    return crops, tokens
+
+
+def stone_fields(n: int, seed: int, workers: int | None = None):
+    """Cubes fields as the reader cuts them from frames (``_field_chunk``): white, a
+    colour with its digit and side, or empty (the kind ``empty``)."""
+    crops, tokens = [], []
+    frame = 0
+    while len(crops) < n:  # about 30 crops a frame; frames in order, so n decides the set
+        frames = max(FIELD_FRAMES, math.ceil((n - len(crops)) / 25))
+        jobs = [(min(FIELD_FRAMES, frame + frames - f), seed, f)
+                for f in range(frame, frame + frames, FIELD_FRAMES)]
+        more, more_tokens = _in_chunks(_field_chunk, jobs, workers)
+        crops += more
+        tokens += more_tokens
+        frame += frames
+    crops, tokens = crops[:n], tokens[:n]
+    return crops, {
+        "kind": ["empty" if t == "." else _STONE_KINDS[t[0].upper()] for t in tokens],
         "digit": [t[1:] or None for t in tokens],
-        "side": [None if t == "W" else ("active" if t[0].isupper() else "inactive")
+        "side": [None if t in ("W", ".") else ("active" if t[0].isupper() else "inactive")
                  for t in tokens],
     }
 

@@ -132,14 +132,25 @@ def augment(x: torch.Tensor, labels: list[torch.Tensor], spec: ModelSpec,
     theta = torch.stack([torch.stack([cos, -sin, shift[:, 0]], 1),
                          torch.stack([sin, cos, shift[:, 1]], 1)], 1)
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    if spec.misalign > 0:  # a crop cut from corners a little off: a random homography
+        grid = _misaligned(grid, uniform(-spec.misalign, spec.misalign, n, 4, 2) * 2)
     x = F.grid_sample(x, grid, padding_mode="border", align_corners=False)
+    if spec.blur > 0:  # out of focus or moving: a Gaussian of sigma up to spec.blur_sigma
+        blurred = torch.rand(n, generator=gen) < spec.blur
+        if blurred.any():
+            x[blurred] = _blur(x[blurred], uniform(0.5, spec.blur_sigma, 1).item())
     # low resolution: a quarter of the batch at each of four sizes (down to spec.low_res),
-    # half of them kept sharp
+    # the others (half of them unless spec.low_res_share says otherwise) kept sharp
     for part in torch.arange(n).chunk(4):
-        if torch.rand(1, generator=gen).item() < 0.5:
+        if torch.rand(1, generator=gen).item() < spec.low_res_share:
             small = max(8, int(size * uniform(spec.low_res, 0.95, 1).item()))
             down = F.interpolate(x[part], size=small, mode="bilinear", antialias=True)
             x[part] = F.interpolate(down, size=size, mode="bilinear")
+    if spec.dark > 0:  # low light: a dim crop whose sensor noise shows
+        dim = torch.rand(n, generator=gen) < spec.dark
+        gain = uniform(0.4, 0.8).view(n, 1, 1, 1)
+        noisy = x * gain + torch.randn(x.shape, generator=gen) * 0.03 * gain
+        x = torch.where(dim.view(n, 1, 1, 1), noisy, x)
     # light: contrast around the crop's mean, brightness, per-channel gain
     mean = x.mean(dim=(1, 2, 3), keepdim=True)
     x = (x - mean) * uniform(0.5, 1.4).view(n, 1, 1, 1) + mean
@@ -156,6 +167,36 @@ def augment(x: torch.Tensor, labels: list[torch.Tensor], spec: ModelSpec,
                   for head, y in zip(spec.heads, labels, strict=True)]
     x = x + torch.randn(x.shape, generator=gen) * uniform(0, 0.05).view(n, 1, 1, 1)
     return x.clamp(0, 1), labels
+
+
+def _misaligned(grid: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
+    """``grid`` (n, h, w, 2; [-1, 1] sampling positions) through the homography that moves
+    the crop's corners (-1, -1), (1, -1), (1, 1), (-1, 1) by ``moves`` (n, 4, 2)."""
+    n = len(moves)
+    src = torch.tensor([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]).expand(n, 4, 2)
+    dst = src + moves
+    # the eight equations of a homography with h33 = 1 through four point pairs
+    x, y, u, v = src[..., 0], src[..., 1], dst[..., 0], dst[..., 1]
+    one, zero = torch.ones_like(x), torch.zeros_like(x)
+    rows = torch.cat([torch.stack([x, y, one, zero, zero, zero, -u * x, -u * y], 2),
+                      torch.stack([zero, zero, zero, x, y, one, -v * x, -v * y], 2)], 1)
+    h = torch.linalg.solve(rows, torch.cat([u, v], 1))
+    H = torch.cat([h, torch.ones(n, 1)], 1).view(n, 3, 3)
+    points = torch.cat([grid, torch.ones(*grid.shape[:3], 1)], 3).view(n, -1, 3)
+    out = points @ H.transpose(1, 2)
+    return (out[..., :2] / out[..., 2:].clamp(min=1e-3)).view(grid.shape)
+
+
+def _blur(x: torch.Tensor, sigma: float) -> torch.Tensor:
+    """A Gaussian blur of ``sigma`` px (edges repeated)."""
+    r = max(1, math.ceil(2.5 * sigma))
+    t = torch.arange(-r, r + 1, dtype=x.dtype)
+    k = torch.exp(-t * t / (2 * sigma * sigma))
+    k = k / k.sum()
+    c = x.shape[1]
+    x = F.pad(x, (r, r, r, r), mode="replicate")
+    x = F.conv2d(x, k.view(1, 1, 1, -1).expand(c, 1, 1, -1), groups=c)
+    return F.conv2d(x, k.view(1, 1, -1, 1).expand(c, 1, -1, 1), groups=c)
 
 
 def _normalise(x01: torch.Tensor, spec: ModelSpec) -> torch.Tensor:
@@ -197,7 +238,8 @@ def train(spec: ModelSpec, data: CropSet, epochs: int | None = None, batch_size:
             x, ys = augment(images[index].float() / 255.0, [t[index] for t in targets],
                             spec, gen)
             outputs = model(_normalise(x, spec))
-            losses = [F.cross_entropy(out, y, ignore_index=IGNORE, label_smoothing=0.05)
+            losses = [F.cross_entropy(out, y, ignore_index=IGNORE,
+                                      label_smoothing=spec.label_smoothing)
                       for out, y in zip(outputs, ys, strict=True) if (y != IGNORE).any()]
             if not losses:
                 continue
