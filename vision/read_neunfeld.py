@@ -1,13 +1,17 @@
 """Neunfeld's reader: the two pawns on the 1 x 9 board (or at their starts beside it) and
 the three Miwin dice before their holders.
 
-- *Pawns*: each field's centre is cut on the plane ``PAWN_PLANE_MM`` above the board (the
-  pawn's upper body and head; a ``PAWN_DISC_MM`` disc) and compared with the per-pixel
-  median of all nine fields (at most two hold a pawn, so the median is the empty field's
-  look, its printed number mostly too). Fields that differ by more than ``PAWN_DEV`` hold
-  a pawn; of two, the lighter is A's (natural wood), the darker B's (stained); a single
-  one is A's when it is lighter than the board's leather. A pawn not seen on the board is
-  at its start (A 0, B 10).
+- *Pawns*: each field's centre is cut on three planes ``PAWN_PLANES_MM`` above the board
+  (the pawn's foot, body and head; a ``PAWN_DISC_MM`` disc) and compared with the
+  field's empty look, a straight line over the nine fields per pixel fitted without the
+  two that depart most (the light falls off along the strip; at most two hold a pawn);
+  a field's evidence is its smallest departure over the three heights (from an oblique
+  camera a pawn leans over its neighbour at some heights, never at all). Each pawn's
+  start beside the board's end is compared with the table round it the same way. The
+  reading is the pair of places (a field or its own start per pawn) with the most
+  evidence, the lighter of two pawns on the board A's (natural wood), a single one A's
+  when lighter than its field's empty look; each pawn's confidence is the lead over the
+  best reading that places it elsewhere, which is its alternative.
 - *Dice*: ``vision.read_miwin`` over the table before and behind the board (the dice lie
   on the table: their tops are ``DIE_MM`` above it); a die south of the board lies before
   A (holder 0), north before B (holder 1). While all three lie south, further than
@@ -21,14 +25,21 @@ import cv2
 import numpy as np
 
 from rules.miwin import BY_COLOUR
-from vision.board import BoardFix, Geometry, homography
+from vision.board import BoardFix, Geometry
 from vision.grid import square_crop
 from vision.read_miwin import COLOURS, DIE_MM, find_dice, plane, read_tops, top_reading
 from vision.reading import Reading
 
-PAWN_PLANE_MM = 15.0
-PAWN_DISC_MM = 6.0  # radius of the disc compared per field
+PAWN_PLANES_MM = (6.0, 12.0, 21.5)  # the pawn's foot, body and head above the board
+PAWN_DISC_MM = 4.0  # radius of the disc compared per field (inside the pawn at each)
 PAWN_DEV = 14.0  # mean Lab distance from the empty field's look: a pawn stands there
+START_MM = 0.75 * 230.0 / 9  # a pawn's start: this far beyond the board's end
+START_RING_MM = 30.0  # the table round a start: discs this far from it
+START_DEV = 24.0  # mean Lab distance of a start from the table round it: a pawn there
+HIDDEN_Z = -0.3  # the evidence of a field a die hides (a field's is 0 at PAWN_DEV)
+LIGHT_SCALE = 20.0  # Lab L over the empty field's: A's (light) pawn, under: B's
+LIGHT_W = 0.5  # the weight of that lightness against a place's evidence
+PAWN_MARGIN = 1.0  # the best reading's lead in evidence that makes it sure
 DICE_U_MM = 100.0  # dice are sought within this of the board's middle, east-west ...
 DICE_V_MM = 100.0  # ... and this north and south of its centre line
 OPENING_MM = 36.0  # mean distance of three southern dice from the board: the opening roll
@@ -56,70 +67,115 @@ def _hidden(H: np.ndarray, H_top: np.ndarray, H_table: np.ndarray, dice: list,
     return out
 
 
-def _pawns(image: np.ndarray, H: np.ndarray, H_board: np.ndarray, geom: Geometry,
-           hidden: np.ndarray) -> tuple[list[int], list[float], list]:
-    """(pawns, confidences, alternatives per pawn); ``hidden``: per field, a die stands
-    in front of it (no pawn is looked for there; a pawn not seen may stand there)."""
-    size = 16
-    half = PAWN_DISC_MM
-    crops = np.stack([cv2.cvtColor(square_crop(image, H, u, v, half, size),
-                                   cv2.COLOR_BGR2Lab).astype(np.float32)
-                      for _, u, v, _ in geom.cells])
+def _empty_look(crops: np.ndarray, use: np.ndarray) -> np.ndarray:
+    """Per field, its crop's look without a pawn: per pixel and channel a straight line
+    over the fields' index (the light falls off along the 23 cm strip), fitted to the
+    fields ``use`` marks, then again without the two that depart most from it (at most
+    two hold a pawn)."""
+    x = np.arange(len(crops), dtype=np.float32)
+
+    def fit(w: np.ndarray) -> np.ndarray:
+        w = w.astype(np.float32) / w.sum()
+        xm = float(w @ x)
+        mean = np.tensordot(w, crops, 1)
+        slope = np.tensordot(w * (x - xm), crops - mean, 1) / float(w @ (x - xm) ** 2)
+        return mean + (x - xm)[:, None, None, None] * slope
+
+    line = fit(use)
+    far = np.linalg.norm(crops - line, axis=3).mean(axis=(1, 2))
+    keep = use.copy()
+    keep[np.argsort(-np.where(use, far, -1.0))[:2]] = False
+    return fit(keep) if keep.sum() >= 4 else line
+
+
+def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.ndarray],
+           geom: Geometry, hidden: np.ndarray) -> tuple[list[int], list[float], list]:
+    """(pawns, confidences, alternatives per pawn); ``planes``: the homographies of the
+    planes ``PAWN_PLANES_MM`` (the pawn's body at each height stands over its field's
+    centre, its other heights lean over the neighbour fields from an oblique camera: the
+    field that departs at every height holds it); ``hidden``: per field, a die stands in
+    front of it (no pawn is looked for there; a pawn not seen may stand there)."""
+    size = 12
     yy, xx = np.mgrid[:size, :size]
     disc = (xx - size / 2 + 0.5) ** 2 + (yy - size / 2 + 0.5) ** 2 <= (size / 2) ** 2
-    empty = np.median(crops[~hidden] if (~hidden).sum() >= 5 else crops, axis=0)
-    dev = np.array([np.linalg.norm(c - empty, axis=2)[disc].mean() for c in crops])
-    dev[hidden] = 0.0
-    light = np.array([c[..., 0][disc].mean() for c in crops])
-    # the leather's own lightness: the board plane between the fields' centres
-    lab = cv2.cvtColor(square_crop(image, H_board, 0.0, 0.0, geom.depth / 2, 16),
-                       cv2.COLOR_BGR2Lab)
-    leather = float(np.median(lab[..., 0]))
-    occupied = [i for i in np.argsort(-dev)[:2] if dev[i] > PAWN_DEV]
-    conf_of = {i: float(np.clip(0.5 + (dev[i] - PAWN_DEV) / (2 * PAWN_DEV), 0.5, 1.0))
-               for i in range(9)}
-    a = b = None
-    if len(occupied) == 2:
-        i, j = sorted(occupied, key=lambda k: -light[k])
-        a, b = i, j
-    elif len(occupied) == 1:
-        i = occupied[0]
-        if light[i] >= leather:
-            a = i
-        else:
-            b = i
-    # the strongest field not taken: how near it came to holding a pawn
-    rest = [k for k in np.argsort(-dev) if k not in occupied]
-    empty_conf = float(np.clip(0.5 + (PAWN_DEV - dev[rest[0]]) / (2 * PAWN_DEV), 0.5, 1.0)) \
-        if rest else 1.0
-    if hidden.any():  # a pawn not seen may stand behind a die
-        empty_conf = min(empty_conf, 0.5)
-        rest = [k for k in np.flatnonzero(hidden)] + rest
+    use = ~hidden if (~hidden).sum() >= 5 else np.ones(9, bool)
+    devs, lights, leathers = [], [], []
+    for H in planes:
+        crops = np.stack([cv2.cvtColor(square_crop(image, H, u, v, PAWN_DISC_MM, size),
+                                       cv2.COLOR_BGR2Lab).astype(np.float32)
+                          for _, u, v, _ in geom.cells])
+        empty = _empty_look(crops, use)
+        devs.append(np.linalg.norm(crops - empty, axis=3)[:, disc].mean(axis=1))
+        lights.append(crops[..., 0][:, disc].mean(axis=1))
+        leathers.append(empty[..., 0][:, disc].mean(axis=1))
+    dev = np.min(devs, axis=0)
+    light, leather = np.mean(lights, axis=0), np.mean(leathers, axis=0)
+    # evidence per place, 0 at the threshold: fields 1..9, then each pawn's start
+    field = np.where(hidden, HIDDEN_Z, (dev - PAWN_DEV) / PAWN_DEV)
+    looks = np.clip((light - leather) / LIGHT_SCALE, -1.0, 1.0)  # A's pawn is the lighter
+    starts = [(s - START_DEV) / START_DEV for s in _start_devs(image, starts_planes, geom)]
+
+    def score(a: int, b: int) -> float:  # a, b: 0..8 a field, -1 at its start
+        sa = starts[0] if a < 0 else field[a] + LIGHT_W * looks[a]
+        sb = starts[1] if b < 0 else field[b] - LIGHT_W * looks[b]
+        if a >= 0 and b >= 0:  # of two pawns on the board, A's is the lighter
+            sa += LIGHT_W * float(np.clip((light[a] - light[b]) / LIGHT_SCALE, -1.0, 1.0))
+        return float(sa + sb)
+
+    places = range(-1, 9)
+    ranked = sorted(((score(a, b), a, b) for a in places for b in places if a < 0 or a != b),
+                    reverse=True)
+    best, a, b = ranked[0]
     pawns, confs, alts = [], [], []
-    for idx, start in ((a, 0), (b, 10)):
-        if idx is None:
-            pawns.append(start)
-            confs.append(empty_conf)
-            alts.append([[int(rest[0]) + 1, round(1 - empty_conf, 4)]] if rest else None)
-        else:
-            pawns.append(int(idx) + 1)
-            confs.append(conf_of[idx])
-            alts.append([[start, round(1 - conf_of[idx], 4)]])
+    for k, (mine, start) in enumerate(((a, 0), (b, 10))):
+        runner = next(r for r in ranked if r[1 + k] != mine)
+        conf = float(np.clip(0.5 + (best - runner[0]) / (2 * PAWN_MARGIN), 0.5, 1.0))
+        if mine >= 0 and hidden[mine]:
+            conf = 0.5
+        other = runner[1 + k]
+        pawns.append(start if mine < 0 else mine + 1)
+        confs.append(conf)
+        alts.append([[start if other < 0 else other + 1, round(1 - conf, 4)]])
     return pawns, confs, alts
+
+
+def _start_devs(image: np.ndarray, planes: list[np.ndarray], geom: Geometry) -> list[float]:
+    """Per pawn (A west, B east), how far its start beside the board's end departs from
+    the table round it at every height of ``planes`` (the planes ``PAWN_PLANES_MM`` above
+    the table): a disc at the start against the median of discs ``START_RING_MM`` further
+    out and to the sides (a pawn leans over at most one or two of them)."""
+    size = 12
+    yy, xx = np.mgrid[:size, :size]
+    disc = (xx - size / 2 + 0.5) ** 2 + (yy - size / 2 + 0.5) ** 2 <= (size / 2) ** 2
+    out = []
+    for sign in (-1.0, 1.0):
+        u0 = sign * (geom.width / 2 + START_MM)
+        devs = []
+        for H in planes:
+            at = [(u0, 0.0)] + [(u0 + sign * START_RING_MM * np.cos(t), START_RING_MM * np.sin(t))
+                                for t in np.radians([-90, -45, 0, 45, 90])]
+            crops = np.stack([cv2.cvtColor(square_crop(image, H, u, v, PAWN_DISC_MM, size),
+                                           cv2.COLOR_BGR2Lab).astype(np.float32)
+                              for u, v in at])
+            ref = np.median(crops[1:], axis=0)
+            devs.append(float(np.linalg.norm(crops[0] - ref, axis=2)[disc].mean()))
+        out.append(min(devs))
+    return out
 
 
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Neunfeld board in ``image``."""
-    H_board = homography(fix, geom)
     H, camera = plane(fix, geom, image, calibration, DIE_MM - geom.thickness)
     found = find_dice(image, H, fix.corners, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM),
                       camera, on_board=False)
     seen = [found[c] for c in COLOURS if found[c] is not None]
-    H_pawn = plane(fix, geom, image, calibration, PAWN_PLANE_MM)[0]
-    hidden = _hidden(H_pawn, H, plane(fix, geom, image, calibration, -geom.thickness)[0],
+    planes = [plane(fix, geom, image, calibration, z)[0] for z in PAWN_PLANES_MM]
+    hidden = _hidden(planes[1], H, plane(fix, geom, image, calibration, -geom.thickness)[0],
                      seen, geom)
-    pawns, pconfs, palts = _pawns(image, H_pawn, H_board, geom, hidden)
+    starts = [plane(fix, geom, image, calibration, z - geom.thickness)[0]
+              for z in PAWN_PLANES_MM]
+    pawns, pconfs, palts = _pawns(image, planes, starts, geom, hidden)
     dice: dict[str, dict] = {}
     reading = Reading({"pawns": pawns, "dice": dice})
     for i in range(2):

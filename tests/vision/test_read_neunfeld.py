@@ -50,3 +50,26 @@ def test_neunfeld_reader_sweep(camera, element, exact):
 
     row = summary(evaluate("neunfeld", range(100, 140), camera, truth_board=True))
     assert row["element %"] >= element and row["exact %"] >= exact, row
+
+
+def test_pawns_at_their_starts_are_not_read_on_the_end_fields():
+    # seed 226: both pawns beside the board, the light falling off along the strip (the
+    # end fields departed most from the nine fields' median: read as 1 and 9 before)
+    reading, position = read_render("neunfeld", 226)
+    assert position["pawns"] == [0, 10]
+    assert reading.position["pawns"] == [0, 10]
+
+
+def test_a_fields_empty_look_follows_the_light_along_the_strip():
+    import numpy as np
+
+    from vision.read_neunfeld import _empty_look
+
+    ramp = np.arange(9, dtype=np.float32)[:, None, None, None] * np.array([6.0, 1.0, -2.0])
+    crops = np.broadcast_to(100 + ramp, (9, 4, 4, 3)).copy()
+    crops[2] += 60.0  # two pawns
+    crops[7] -= 50.0
+    empty = _empty_look(crops, np.ones(9, bool))
+    far = np.abs(crops - empty).max(axis=(1, 2, 3))
+    assert np.allclose(np.delete(far, [2, 7]), 0.0, atol=1e-3)
+    assert far[2] > 50 and far[7] > 40
