@@ -12,7 +12,6 @@ import json
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -24,7 +23,6 @@ from vision.render.rng import make_rng
 
 GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "neunfeld", "tyr", "cubes")
 ESOLOE_FAMILY = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
-THREE_AND_C_FILE = Path(__file__).resolve().parents[2] / "rules" / "data" / "3andc-board.json"
 
 TABLE_MM = (1800.0, 1200.0)  # the table top, centred on the world origin
 TABLE_PX_PER_MM = 0.8
@@ -76,17 +74,13 @@ def board_spec(game: str) -> BoardSpec:
 
 
 def three_and_c_marks() -> tuple[dict[int, int], set[int]]:
-    """({cell index: number of points}, {blue cell indices}) of the 3andC board, from the
-    rules' board file (``rules/data/3andc-board.json``: ``points`` a 3x3 grid of counts,
-    north row first; ``blue`` field names like ``a3``, file a..c west to east, rank 1 the
-    south row). No file: a plain board."""
-    if not THREE_AND_C_FILE.is_file():
-        return {}, set()
-    data = json.loads(THREE_AND_C_FILE.read_text())
-    points = {3 * r + c: int(n) for r, row in enumerate(data.get("points", []))
-              for c, n in enumerate(row) if n}
-    blue = {3 * (3 - int(name[1])) + "abc".index(name[0]) for name in data.get("blue", [])}
-    return points, blue
+    """({cell index: number of points}, {blue cell indices}) of the 3andC board: the rules'
+    board file (``rules.esoloe.load_board``, ``rules/data/3andc-board.json``), the one
+    vision's ``mark_turn`` reads too."""
+    from rules.esoloe import load_board
+
+    board = load_board("default")
+    return {i: n for i, n in enumerate(board.points) if n}, set(board.blue)
 
 
 @dataclass
