@@ -141,13 +141,14 @@ def _top_kernel(side: int, toward: np.ndarray, stretch: float) -> np.ndarray:
 
 def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
               region: tuple[float, float, float, float],
-              camera: np.ndarray | None = None, on_board: bool = True
+              camera: np.ndarray | None = None, no_dice: np.ndarray | None = None
               ) -> dict[str, Die | None]:
     """The three dice by colour on the plane of ``H`` (the dice tops) within ``region``;
     None for a colour no place shows. ``corners``: the board top's corners, image px (the
     board fix's). ``camera``: the camera's centre (u, v, height above the plane, mm; from
-    ``plane``), None for straight above the region's middle. ``on_board`` False: no die
-    lies on the board (Neunfeld's; its pawns are no dice).
+    ``plane``), None for straight above the region's middle. ``no_dice``: a polygon
+    (board mm on this plane) where no die's top lies (Neunfeld's board and the pawns on
+    it as seen on this plane).
 
     Per colour, the mean of its score (``colour_scores``, pips left out) over a die-sized
     window; the best window holds the die when that mean reaches ``PRESENT``. The die's
@@ -177,9 +178,12 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     # the mean over the window's body (pips left out: a 9 covers a third of the top)
     body_share = np.maximum(cv2.blur((~pip & inside).astype(np.float32), (side, side),
                                      borderType=cv2.BORDER_CONSTANT), 0.5)
-    if not on_board:  # (the board as seen on this plane, and a little round it)
-        weight = weight * ~cv2.dilate(board.astype(np.uint8), np.ones((9, 9), np.uint8)
-                                      ).astype(bool)
+    if no_dice is not None:
+        pts = cv2.perspectiveTransform(np.asarray(no_dice, np.float64).reshape(-1, 1, 2),
+                                       np.linalg.inv(to_mm)).reshape(-1, 2)
+        keep_off = np.zeros(weight.shape, np.uint8)
+        cv2.fillPoly(keep_off, [np.round(pts).astype(np.int32)], 1)
+        weight = weight * ~keep_off.astype(bool)
 
     def window_mean(score: np.ndarray) -> np.ndarray:
         return cv2.blur(score, (side, side), borderType=cv2.BORDER_CONSTANT) / body_share \

@@ -13,10 +13,14 @@ the three Miwin dice before their holders.
   when lighter than its field's empty look; each pawn's confidence is the lead over the
   best reading that places it elsewhere, which is its alternative.
 - *Dice*: ``vision.read_miwin`` over the table before and behind the board (the dice lie
-  on the table: their tops are ``DIE_MM`` above it); a die south of the board lies before
-  A (holder 0), north before B (holder 1). While all three lie south, further than
-  ``OPENING_MM`` from the board's edge on average, they are the opening roll's (holder
-  null; the two readings are each other's alternative). Tops by ``models/pips.onnx``.
+  on the table: their tops are ``DIE_MM`` above it), not where the board and the pawns'
+  heads show on that plane; a die south of the board lies before A (holder 0), north
+  before B (holder 1). Three on one side are the opening roll (holder null) or its
+  winner's: the rules let the winner take them only with a five showing and both pawns
+  at their starts, so the tops read weigh the dice's distance from the board
+  (``_holders``); the other reading is the alternative. A die not seen lies where the
+  rules make likelier, at confidence 0.5 with the other readings. Tops by
+  ``models/pips.onnx``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from vision.read_miwin import COLOURS, DIE_MM, find_dice, plane, read_tops, top_
 from vision.reading import Reading
 
 PAWN_PLANES_MM = (6.0, 12.0, 21.5)  # the pawn's foot, body and head above the board
+PAWN_TOP_MM = 26.5  # a pawn's height (vision.render.pieces.pawn_solids)
+NO_DICE_MM = 4.0  # no die's top lies this close to the board and its pawns (the pawn's foot)
 PAWN_DISC_MM = 4.0  # radius of the disc compared per field (inside the pawn at each)
 PAWN_DEV = 14.0  # mean Lab distance from the empty field's look: a pawn stands there
 START_MM = 0.75 * 230.0 / 9  # a pawn's start: this far beyond the board's end
@@ -42,7 +48,20 @@ LIGHT_W = 0.5  # the weight of that lightness against a place's evidence
 PAWN_MARGIN = 1.0  # the best reading's lead in evidence that makes it sure
 DICE_U_MM = 100.0  # dice are sought within this of the board's middle, east-west ...
 DICE_V_MM = 100.0  # ... and this north and south of its centre line
-OPENING_MM = 36.0  # mean distance of three southern dice from the board: the opening roll
+OPENING_MM = 36.0  # mean distance of three dice on one side from the board: the opening roll
+FIVE_BY_CHANCE = 1 - (5 / 6) ** 2  # a five shows on a random roll (blue and red have one)
+
+
+def _no_dice(geom: Geometry, camera: np.ndarray, z_mm: float) -> np.ndarray:
+    """Where no die's top lies on the plane of the dice tops (``z_mm`` above the board
+    top; ``camera`` its centre over that plane, from ``read_miwin.plane``): the board's
+    outline there and as the pawns' heads above that plane lean away from the camera,
+    ``NO_DICE_MM`` round it (board mm, a convex polygon)."""
+    half = np.array([geom.width / 2 + NO_DICE_MM, geom.depth / 2 + NO_DICE_MM])
+    box = np.array([(x, y) for x in (-1, 1) for y in (-1, 1)]) * half
+    lift = max(PAWN_TOP_MM - z_mm, 0.0)
+    leaned = box + (box - camera[:2]) * lift / max(float(camera[2]) - lift, 1.0)
+    return cv2.convexHull(np.vstack([box, leaned]).astype(np.float32)).reshape(-1, 2)
 
 
 def _hidden(H: np.ndarray, H_top: np.ndarray, H_table: np.ndarray, dice: list,
@@ -163,12 +182,63 @@ def _start_devs(image: np.ndarray, planes: list[np.ndarray], geom: Geometry) -> 
     return out
 
 
+def _five(colour: str, top: tuple | None) -> float:
+    """The probability that a die shows a five: from its top's reading (``top_reading``),
+    else by chance (black, die V, has none)."""
+    if 5 not in BY_COLOUR[colour].faces:
+        return 0.0
+    if top is None or top[0] is None:
+        return 1 / 6
+    return top[1] if top[0] == 5 else dict((n, p) for n, p in top[2]).get(5, 0.0)
+
+
+def _holders(found: dict, tops: dict, pawns: list[int], geom: Geometry) -> dict:
+    """Per colour (holder, confidence, alternatives). A die south of the board lies before
+    A (0), north before B (1). All three on one side: taken by that player after the
+    opening roll, or the roll itself (null). By the rules the roll's winner takes them
+    only with a five showing and both pawns at their starts: the odds from the dice's
+    distance from the board (the roll lies further out, ``OPENING_MM``) times how much
+    likelier the tops read are with a five than by chance (``FIVE_BY_CHANCE``). A die not
+    seen: the side the rules make likelier (a player holds two, the other one), at
+    confidence 0.5 with the other readings as alternatives."""
+    seen = {c: d for c, d in found.items() if d is not None}
+    side = {c: 0 if d.v < 0 else 1 for c, d in seen.items()}
+    out: dict[str, tuple] = {}
+    if len(seen) == 3 and len(set(side.values())) == 1:
+        s = next(iter(side.values()))
+        dist = float(np.mean([abs(d.v) - geom.depth / 2 for d in seen.values()]))
+        p = float(np.clip(0.5 + (OPENING_MM - dist) / 16.0, 0.05, 0.95))
+        odds = p / (1 - p)
+        if pawns == [0, 10]:
+            five = 1 - np.prod([1 - _five(c, tops.get(c)) for c in seen])
+            odds *= five / FIVE_BY_CHANCE
+        taken = odds / (1 + odds)
+        holder = s if taken >= 0.5 else None
+        conf = max(taken, 1 - taken)
+        for c, d in seen.items():
+            out[c] = (holder, min(conf, d.confidence),
+                      [[None if holder is not None else s, round(1 - conf, 4)]])
+        return out
+    for c, d in seen.items():
+        out[c] = (side[c], d.confidence, [[1 - side[c], 0.1]] if d.confidence < 0.9 else None)
+    held = sorted(side.values())
+    for c in found:
+        if c in seen:
+            continue
+        if len(held) == 2:  # the mover holds two dice, the other player one
+            guess = 1 - held[0] if held[0] == held[1] else 0
+            out[c] = (guess, 0.5, [[1 - guess, 0.3], [None, 0.2]])
+        else:
+            out[c] = (None, 0.0, [[0, 0.4], [1, 0.4]])
+    return out
+
+
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Neunfeld board in ``image``."""
     H, camera = plane(fix, geom, image, calibration, DIE_MM - geom.thickness)
     found = find_dice(image, H, fix.corners, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM),
-                      camera, on_board=False)
+                      camera, _no_dice(geom, camera, DIE_MM - geom.thickness))
     seen = [found[c] for c in COLOURS if found[c] is not None]
     planes = [plane(fix, geom, image, calibration, z)[0] for z in PAWN_PLANES_MM]
     hidden = _hidden(planes[1], H, plane(fix, geom, image, calibration, -geom.thickness)[0],
@@ -180,27 +250,16 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     reading = Reading({"pawns": pawns, "dice": dice})
     for i in range(2):
         reading.add(pconfs[i], f"pawns.{i}", 0.9, palts[i])
-    south = [d for d in seen if d.v < 0]
-    edge = geom.depth / 2
-    opening = len(south) == 3 and np.mean([-d.v - edge for d in south]) > OPENING_MM
-    margin = abs(np.mean([-d.v - edge for d in south]) - OPENING_MM) if len(south) == 3 else 0
+    tops = dict(zip([d.colour for d in seen], [
+        top_reading(d, pred, BY_COLOUR[d.colour].faces)
+        for d, pred in zip(seen, read_tops(image, H, seen, calibration), strict=True)],
+        strict=True))
+    holders = _holders(found, tops, pawns, geom)
     for colour in COLOURS:
-        die = found[colour]
-        if die is None:
-            dice[colour] = {"top": None, "holder": None}
-            reading.add(0.0, f"dice.{colour}.holder")
-            continue
-        holder = None if opening else (0 if die.v < 0 else 1)
-        dice[colour] = {"top": None, "holder": holder}
-        if len(south) == 3:  # held by A, or still the opening roll: by the distance
-            conf = float(np.clip(0.5 + margin / 16.0, 0.5, 1.0))
-            reading.add(min(conf, die.confidence), f"dice.{colour}.holder", 0.9,
-                        [[0 if opening else None, round(1 - conf, 4)]])
-        else:
-            reading.add(die.confidence, f"dice.{colour}.holder", 0.9, [[1 - holder, 0.1]]
-                        if die.confidence < 0.9 else None)
-    for die, pred in zip(seen, read_tops(image, H, seen, calibration), strict=True):
-        top, conf, alts = top_reading(die, pred, BY_COLOUR[die.colour].faces)
-        dice[die.colour]["top"] = top
-        reading.add(conf, f"dice.{die.colour}.top", 0.9, alts)
+        holder, conf, alts = holders[colour]
+        top = tops.get(colour)
+        dice[colour] = {"top": None if top is None else top[0], "holder": holder}
+        reading.add(conf, f"dice.{colour}.holder", 0.9, alts)
+        if top is not None:
+            reading.add(top[1], f"dice.{colour}.top", 0.9, top[2])
     return reading

@@ -73,3 +73,41 @@ def test_a_fields_empty_look_follows_the_light_along_the_strip():
     far = np.abs(crops - empty).max(axis=(1, 2, 3))
     assert np.allclose(np.delete(far, [2, 7]), 0.0, atol=1e-3)
     assert far[2] > 50 and far[7] > 40
+
+
+def _dice(v: float, missing: str | None = None):
+    from vision.read_miwin import Die
+
+    return {c: None if c == missing else Die(c, u, v, 0.95)
+            for c, u in (("blue", -30.0), ("red", 0.0), ("black", 30.0))}
+
+
+def test_three_dice_on_one_side_are_the_roll_without_a_five_and_taken_with_one():
+    # halfway between the roll's and the taker's distance from the board: the tops decide
+    from vision.board import geometry
+    from vision.read_neunfeld import OPENING_MM, _holders
+
+    geom = geometry("neunfeld")
+    found = _dice(-(geom.depth / 2 + OPENING_MM))
+    no_five = {"blue": (1, 0.97, [[5, 0.01]]), "red": (3, 0.96, [[5, 0.02]]),
+               "black": (2, 0.99, [])}
+    held = _holders(found, no_five, [0, 10], geom)
+    assert {h for h, _, _ in held.values()} == {None}
+    assert all(conf > 0.9 for _, conf, _ in held.values())
+    five = dict(no_five, red=(5, 0.97, [[4, 0.02]]))
+    held = _holders(found, five, [0, 10], geom)
+    assert {h for h, _, _ in held.values()} == {0}
+    assert all(alts == [[None, round(1 - conf, 4)]] for _, conf, alts in held.values())
+
+
+def test_a_die_not_seen_is_placed_before_the_player_holding_one_with_the_rest_as_alternatives():
+    from vision.board import geometry
+    from vision.read_neunfeld import _holders
+
+    geom = geometry("neunfeld")
+    found = _dice(-45.0, missing="red")
+    found["black"] = found["black"].__class__("black", 30.0, 45.0, 0.95)
+    held = _holders(found, {}, [3, 7], geom)
+    assert held["blue"][0] == 0 and held["black"][0] == 1
+    holder, conf, alts = held["red"]
+    assert conf <= 0.5 and {holder, *(a[0] for a in alts)} == {0, 1, None}
