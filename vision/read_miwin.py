@@ -7,7 +7,10 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   look inside the board, a wide median of the table outside it), the bright pips left
   out: blue goes down Lab's blue-yellow axis, red up the green-red one, black down in
   lightness without hue (``colour_scores``); each colour's die is the die-sized window
-  where that score is highest on average, if it is high enough (``PRESENT``);
+  where that score is highest on average, if it is high enough (``PRESENT``); a die of
+  the colour of what it stands on (red on red leather, black on dark brown) is then
+  sought by its colour against neutral grey (``NEUTRAL``) where a whole top's pips show
+  and no other die lies, at confidence 0.6 at most;
 - the die's centre is the centroid of the pips set in its colour round that window (pip
   layouts are symmetric about the top's centre; a shadow cannot pull it away), or of its
   colour's pixels where no pip is seen.
@@ -42,6 +45,7 @@ ONE_PIP_SHARE = 0.025  # about the share of a die's top that one pip covers
 STRIP_MM = 4.0  # strips beyond a top's edges that must not be of the die's colour ...
 GAP_MM = 3.0  # ... this far out (a blurred edge bleeds into its first millimetres)
 MAX_PIP_SHIFT_MM = 6.0  # the pips' centroid moves a top's centre at most this far
+NEUTRAL = np.array([80.0, 128.0, 128.0], np.float32)  # OpenCV Lab: a die's colour against it
 CROP_FILL = 0.62  # the die's share of the crop side (models/pips.md: 60..90 %; best here)
 
 
@@ -201,20 +205,33 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     stretch = DIE_MM * reach / max(float(camera[2]), DIE_MM) * PX_PER_MM
     kernel = _top_kernel(side, toward, stretch)
     found: dict[str, Die | None] = dict.fromkeys(COLOURS)
+    taken: list[np.ndarray] = []  # the tops found, view px
     for c, colour in enumerate(COLOURS):  # black last: blue and red are masked out of it
         if colour == "black":
             means[c] = window_mean(scores[c])
-        mean = means[c]
+        mean, score = means[c], scores[c]
         y, x = np.unravel_index(int(np.argmax(mean)), mean.shape)
-        if mean[y, x] < PRESENT:
-            continue
+        sure = mean[y, x] >= PRESENT
+        if not sure:
+            # a die of the colour of what it stands on (a red die on red leather): the
+            # colour against neutral grey, where the pips of a whole top show and no die
+            # already found lies
+            score = np.maximum(colour_scores(lab.astype(np.float32) - NEUTRAL, chroma)[c]
+                               * (~pip & inside), 0)
+            mean = window_mean(score) * (weight >= 1.0)
+            for d in taken:
+                mean[np.hypot(*np.mgrid[:mean.shape[0], :mean.shape[1]][::-1]
+                              - d[:, None, None]) < side] = 0
+            y, x = np.unravel_index(int(np.argmax(mean)), mean.shape)
+            if mean[y, x] < PRESENT:
+                continue
         # the top near the best window: up to its own size away from the camera and the
         # side faces' stretch towards it
         r = int(side + stretch) + kernel.shape[0]
         y0, y1 = max(y - r, 0), min(y + r + 1, mean.shape[0])
         x0, x1 = max(x - r, 0), min(x + r + 1, mean.shape[1])
         # the pips belong to the die: filled with the colour round them
-        part, body = scores[c][y0:y1, x0:x1], (~pip[y0:y1, x0:x1]).astype(np.float32)
+        part, body = score[y0:y1, x0:x1], (~pip[y0:y1, x0:x1]).astype(np.float32)
         filled = np.where(body > 0, part, cv2.blur(part, (k, k)) / np.maximum(
             cv2.blur(body, (k, k)), 0.05))
         fit = cv2.filter2D(filled, -1, kernel, borderType=cv2.BORDER_CONSTANT) \
@@ -238,9 +255,10 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         u, v, w = to_mm @ np.array([cx, cy, 1.0])
         conf = 0.5 + 0.5 * float(np.clip((mean[y, x] - PRESENT) / PRESENT, 0.0, 1.0))
         rival = max(float(means[j][y, x]) for j in range(3) if j != c)
-        if rival > 0.5 * mean[y, x]:  # another colour's score nearly as high here
+        if rival > 0.5 * mean[y, x] or not sure:  # another colour nearly as likely here
             conf = min(conf, 0.6)
         found[colour] = Die(colour, float(u / w), float(v / w), conf)
+        taken.append(np.array([cx, cy]))
         if colour != "black":
             # its side faces and shade are dark, without much hue: no place for black
             yy, xx = np.mgrid[:mean.shape[0], :mean.shape[1]]

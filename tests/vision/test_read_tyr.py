@@ -51,3 +51,11 @@ def test_tyr_reader_sweep(camera, element, exact):
 
     row = summary(evaluate("tyr", range(100, 140), camera, truth_board=True))
     assert row["element %"] >= element and row["exact %"] >= exact, row
+
+
+def test_a_die_of_the_boards_own_colour_is_found_and_listed_uncertain():
+    # seed 215: the red die on red leather (its colour against the board's is too weak);
+    # found by its colour against neutral grey where a whole top's pips show, at 0.6
+    reading, position = read_render("tyr", 215)
+    assert reading.position["dice"]["red"] == position["dice"]["red"]
+    assert {"path": "dice.red.cell", "confidence": 0.6} in reading.uncertain
