@@ -45,6 +45,7 @@ ONE_PIP_SHARE = 0.025  # about the share of a die's top that one pip covers
 STRIP_MM = 4.0  # strips beyond a top's edges that must not be of the die's colour ...
 GAP_MM = 3.0  # ... this far out (a blurred edge bleeds into its first millimetres)
 MAX_PIP_SHIFT_MM = 6.0  # the pips' centroid moves a top's centre at most this far
+BG_SHRINK = 4  # the table's look round a die is taken on the view shrunk this many times
 NEUTRAL = np.array([80.0, 128.0, 128.0], np.float32)  # OpenCV Lab: a die's colour against it
 CROP_FILL = 0.62  # the die's share of the crop side (models/pips.md: 60..90 %; best here)
 
@@ -100,14 +101,20 @@ def _board_mask(shape, corners_px: np.ndarray, M: np.ndarray) -> np.ndarray:
 def _background(lab: np.ndarray, board: np.ndarray) -> np.ndarray:
     """Per pixel, the Lab look of what lies there without a piece: the board's median
     inside the board, outside it a wide median (twice a die) of the view with the board
-    painted over by the table's own median (so the board's edge does not bleed out)."""
-    k = int(2 * DIE_MM * PX_PER_MM) | 1
-    outside = lab.copy()
-    if board.any():
-        outside[board] = np.median(lab[~board], axis=0) if (~board).any() else 0
-    bg = cv2.medianBlur(outside, k).astype(np.float32)
-    if board.any():
-        bg[board] = np.median(lab[board], axis=0)
+    painted over by the table's own median (so the board's edge does not bleed out),
+    taken on the view shrunk ``BG_SHRINK`` times (a smooth look; a sixteenth the work)."""
+    k = int(2 * DIE_MM * PX_PER_MM / BG_SHRINK) | 1
+    h, w = lab.shape[:2]
+    size = (max(w // BG_SHRINK, 1), max(h // BG_SHRINK, 1))
+    small = cv2.resize(lab, size, interpolation=cv2.INTER_AREA)
+    on = cv2.resize(board.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
+    inner = np.median(small[on], axis=0) if on.any() else None
+    if on.any() and (~on).any():
+        small[on] = np.median(small[~on], axis=0)
+    bg = cv2.resize(cv2.medianBlur(small, k), (w, h), interpolation=cv2.INTER_LINEAR
+                    ).astype(np.float32)
+    if inner is not None:
+        bg[board] = inner
     return bg
 
 
@@ -206,6 +213,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     kernel = _top_kernel(side, toward, stretch)
     found: dict[str, Die | None] = dict.fromkeys(COLOURS)
     taken: list[np.ndarray] = []  # the tops found, view px
+    grid_y, grid_x = np.mgrid[:scores.shape[1], :scores.shape[2]]
     for c, colour in enumerate(COLOURS):  # black last: blue and red are masked out of it
         if colour == "black":
             means[c] = window_mean(scores[c])
@@ -219,9 +227,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             score = np.maximum(colour_scores(lab.astype(np.float32) - NEUTRAL, chroma)[c]
                                * (~pip & inside), 0)
             mean = window_mean(score) * (weight >= 1.0)
-            for d in taken:
-                mean[np.hypot(*np.mgrid[:mean.shape[0], :mean.shape[1]][::-1]
-                              - d[:, None, None]) < side] = 0
+            for fx, fy in taken:
+                mean[np.hypot(grid_x - fx, grid_y - fy) < side] = 0
             y, x = np.unravel_index(int(np.argmax(mean)), mean.shape)
             if mean[y, x] < PRESENT:
                 continue
@@ -261,9 +268,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         taken.append(np.array([cx, cy]))
         if colour != "black":
             # its side faces and shade are dark, without much hue: no place for black
-            yy, xx = np.mgrid[:mean.shape[0], :mean.shape[1]]
-            along = np.clip((xx - cx) * toward[0] + (yy - cy) * toward[1], 0, stretch)
-            gap = np.hypot(xx - cx - along * toward[0], yy - cy - along * toward[1])
+            along = np.clip((grid_x - cx) * toward[0] + (grid_y - cy) * toward[1], 0, stretch)
+            gap = np.hypot(grid_x - cx - along * toward[0], grid_y - cy - along * toward[1])
             scores[2][gap < 0.6 * side] = 0
     return found
 
