@@ -12,9 +12,10 @@ the table (Lab colour models sampled on the board's margin and on a band round t
 
 The height is the n in 1..4 that best explains the levels' cube shares; a level whose
 region is too small to see (a field right below an overhead camera) counts for nothing,
-so the height there stays uncertain. ``Height.probabilities`` weighs each n by ``PRIOR``
-(what a game leaves on its fields) and by how well it explains the shares: a field whose
-levels are all unseen gets the prior itself, and its height the prior's most likely one.
+so the height there stays uncertain. ``Height.probabilities`` weighs each n by the game's
+prior (``PRIOR`` where cubes stack, ``FLAT_PRIOR`` in the 3x3 games, whose rules forbid
+stacking) and by how well it explains the shares: a field whose levels are all unseen gets
+the prior itself, and its height the prior's most likely one.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ MIN_PIXELS = 30.0  # a level region smaller than this counts for nothing
 FULL_PIXELS = 150.0  # ... and from this size for everything
 PRIOR = (0.4, 0.3, 0.2, 0.1)  # heights 1..4 of an occupied field before any level is seen
 #   (renders' playouts of 8..14 placements: 0.39 / 0.31 / 0.22 / 0.08 on dev seeds)
+FLAT_PRIOR = (0.97, 0.02, 0.01, 0.0)  # ... in a game that forbids stacking (a stack there is
+#   a player's mistake, which the referee is to name)
 SHARPNESS = 3.0  # a height's weight grows as exp(SHARPNESS x score): two heights whose scores
 #   differ by m split as the old confidence 0.5 + 0.5 tanh(1.5 m)
 
@@ -121,18 +124,31 @@ class Height:
     confidence: float
     shares: list[float | None]  # per level 1..4: the share of cube pixels in D_k (None: unseen)
     probabilities: tuple[float, ...] = PRIOR  # of heights 1..4 (cubes: the most likely)
+    prior: tuple[float, ...] = PRIOR
+
+    @property
+    def unseen(self) -> bool:
+        """No level above the first was seen: the probabilities are the prior's."""
+        return all(s is None for s in self.shares[1:])
+
+    def weighed(self, likelihood) -> Height:
+        """The same with its probabilities multiplied by ``likelihood`` (per height)."""
+        w = np.asarray(self.probabilities) * np.asarray(likelihood, float)
+        return self._with(tuple(float(x) for x in w / w.sum()))
 
     def flattened(self, keep: float) -> Height:
         """The same with only ``keep`` of its evidence (the rest: the prior), e.g. for a
         field whose levels another stack may hide."""
-        p = tuple(keep * a + (1 - keep) * b for a, b in zip(self.probabilities, PRIOR,
-                                                              strict=True))
+        return self._with(tuple(keep * a + (1 - keep) * b for a, b in zip(
+            self.probabilities, self.prior, strict=True)))
+
+    def _with(self, p: tuple[float, ...]) -> Height:
         n = int(np.argmax(p))
-        return Height(n + 1, float(p[n]), self.shares, p)
+        return Height(n + 1, float(p[n]), self.shares, p, self.prior)
 
 
 def measure_heights(image: np.ndarray, pose: BoardPose, geom: Geometry, occupied: list[bool],
-                    dist=None, passes: int = 2) -> list[Height | None]:
+                    dist=None, passes: int = 2, prior=PRIOR) -> list[Height | None]:
     """Per field: the stack's height (None for an empty field)."""
     centres = [(u, v) for _, u, v, _ in geom.cells]
     tall = [box(u, v, CUBE_MM / 2 + OUTER_MM, 0, MAX_LEVELS * CUBE_MM) for u, v in centres]
@@ -198,12 +214,12 @@ def measure_heights(image: np.ndarray, pose: BoardPose, geom: Geometry, occupied
                     continue
                 shares.append(float(cube[seen].mean()))
                 weights.append(min(1.0, n / FULL_PIXELS))
-            result[i] = _decide(shares, weights)
+            result[i] = _decide(shares, weights, prior)
         heights = [r.cubes if r is not None else 0 for r in result]
     return result
 
 
-def _decide(shares: list[float | None], weights: list[float]) -> Height:
+def _decide(shares: list[float | None], weights: list[float], prior=PRIOR) -> Height:
     """The height whose levels best fit the shares: levels up to it full of cube, above
     it free of cube; each height weighed by the prior and ``exp(SHARPNESS x score)``,
     the confidence the most likely height's probability."""
@@ -216,7 +232,7 @@ def _decide(shares: list[float | None], weights: list[float]) -> Height:
             evidence = np.clip((share - 0.5) * 2.5, -1.0, 1.0) * wt
             s += evidence if k < n else -evidence
         scores.append(s)
-    w = np.asarray(PRIOR) * np.exp(SHARPNESS * (np.asarray(scores) - max(scores)))
+    w = np.asarray(prior) * np.exp(SHARPNESS * (np.asarray(scores) - max(scores)))
     p = w / w.sum()
     n = int(np.argmax(p))  # ties: the lower stack
-    return Height(n + 1, float(p[n]), shares, tuple(float(x) for x in p))
+    return Height(n + 1, float(p[n]), shares, tuple(float(x) for x in p), tuple(prior))

@@ -53,7 +53,10 @@ def test_observation_reads_occupancy_and_colour(rendered):
             for d, value in cube["faces"].items():
                 assert value is None or value == drawn[f"cube:{i}:0"][d], (i, d)
     element = [u["confidence"] for u in obs["uncertain"]]
-    assert obs["confidence"] == pytest.approx(min(element), abs=1e-4)
+    if element:  # the least sure element listed; none listed: every one read at 0.9 or more
+        assert obs["confidence"] == pytest.approx(min(element), abs=1e-4)
+    else:
+        assert obs["confidence"] >= 0.9
     for u in obs["uncertain"]:
         assert u["path"].split(".")[0] == "cells" and int(u["path"].split(".")[1]) < 9
 
