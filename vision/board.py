@@ -9,7 +9,8 @@ Steps (``find_board``):
    allows under perspective, gradient along its outline) is a candidate
    (``coarse_candidates``, the best ``CANDIDATES``); on a strip (Neunfeld, whose region
    merges with the dice beside it) also the quads between two long, nearly parallel
-   straight edges (``_strip_candidates``).
+   straight edges (``_strip_candidates``); last the best ``NOTCHED`` regions that fill
+   under ``MIN_FILL`` of their quad (stacks over the board's far edge cut it away).
 2. Each candidate (for Cubes, where none taken as the board's edge shows the board,
    also grown from the band or grid it may be) is aligned
    (``vision.board_align.align``: the whole edge model scored on feature maps at three
@@ -23,8 +24,9 @@ Steps (``find_board``):
 3. The fit (or, where the sub-pixel fit lost the pattern, the alignment) whose painted
    lines show best where it puts them (``support``) wins, if at least ``MIN_SUPPORT`` of
    them do: no board otherwise. The search ends at the first
-   fit that shows ``GOOD_SUPPORT``; an alignment scoring under ``ALIGNED_SHARE`` of the
-   best one so far is not fitted.
+   fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
+   ``STRIP_SUPPORT``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
+   far is not fitted.
 4. The corners are named (``orient``): the turns the board's shape allows, narrowed by
    its marks where it has them (``mark_turn``: 3andC's blue fields, Cubes' shaded
    fields), then the one that puts north farthest up the image (a board without marks
@@ -46,6 +48,8 @@ FIND_WIDTH = 640  # pixels; finding works on a frame scaled to this width
 CORNER_NAMES = ("nw", "ne", "se", "sw")
 PERSPECTIVE_RATIO = 1.15  # opposite sides this unequal: the longer one is nearer
 MIN_FILL = 0.68  # region area / its quad area (pieces on the edge notch the region)
+NOTCHED_FILL = 0.4  # a region this full, tried after the others (stacks over its edge)
+NOTCHED = 3  # such notched quads fitted per frame, best first
 ADAPTIVE_BLOCKS = (61, 151)  # px at FIND_WIDTH: neighbourhoods of the local thresholds
 BRIGHTEST = (2.0, 5.0, 10.0)  # per cent of the frame: the glaze's candidate masks
 ADAPTIVE_C = 8  # material score levels above (below) the neighbourhood's mean
@@ -60,6 +64,9 @@ MIN_STEP = 6.0  # grey levels: weakest outline step the fit uses
 MIN_LINE = 3.0  # grey levels: weakest painted line the fit uses
 PEAK_SHARE = 0.5  # an edge this share of the strongest one near it counts (nearest wins)
 GOOD_SUPPORT = 0.7  # a fit whose pattern shows this well ends the search
+# on a strip its painted lines too must show this well (a fit with its short ends off
+# still shows most of the pattern)
+STRIP_SUPPORT = 0.9
 ALIGNED_SHARE = 0.8  # an alignment scoring under this share of the best is not fitted
 MIN_SHARE = 0.25  # of the whole pattern (outline and lines) in place, below: not the board
 MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the board
@@ -67,9 +74,12 @@ CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
 CARD_BAND_MM = 7.25  # the Cubes board's printed band, inside the edge
 CARD_PITCH_MM = 30.0  # the Cubes board's grid
 LEATHER_LIP_MM = np.array([-0.35, 0.35])  # the light lip beside a leather groove
-# the light stitching inside the edge (Neunfeld's, 1.6 mm in, lies too close to its
-# fields' outlines to show apart)
-LEATHER_STITCH_MM = {"tyr": 6.0}
+# the light stitching inside the edge (a line of its own)
+LEATHER_STITCH_MM = {"tyr": 6.0, "neunfeld": 1.6}
+# a leather field's outline this close to the board's edge is not modelled: its light lip
+# lies past the edge (not drawn) or on the outline's own step (Neunfeld's fields reach
+# its edge)
+LEATHER_EDGE_MM = 1.0
 MARK_MIN = 4.0  # colour levels: weakest mark difference that names a quarter turn
 MARKED = frozenset({"esoloe-3andc", "cubes"})  # square boards whose marks mark_turn reads
 
@@ -147,14 +157,15 @@ def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
 
 
 def _plausible(quad: np.ndarray, contour_area: float, geom: Geometry, frame_area: float):
-    """A score (bigger is better) or None when the quad cannot be the board."""
+    """(A score, bigger is better; the region's fill of the quad) or None when the quad
+    cannot be the board (its fill under ``NOTCHED_FILL`` included)."""
     area = cv2.contourArea(quad.astype(np.float32))
     if area < frame_area * 0.002 or area > frame_area * 0.8:
         return None
     if not cv2.isContourConvex(quad.astype(np.float32)):
         return None
     fill = contour_area / area
-    if fill < MIN_FILL:
+    if fill < NOTCHED_FILL:
         return None
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     a = (sides[0] + sides[2]) / 2
@@ -163,7 +174,7 @@ def _plausible(quad: np.ndarray, contour_area: float, geom: Geometry, frame_area
     # perspective foreshortens one direction by up to ~1/cos(65 deg)
     if ratio > geom.aspect * 2.6 or ratio < geom.aspect / 2.6:
         return None
-    return float(np.sqrt(area)) * fill
+    return float(np.sqrt(area)) * fill, fill
 
 
 def _candidate_masks(small: np.ndarray, geom: Geometry):
@@ -210,7 +221,8 @@ def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
 def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     """Quadrilaterals (4, 2) in full-resolution px, unordered corners, that may be the
     board or its printed field block: the regions' best first (at most ``CANDIDATES``),
-    then a strip's (``_strip_candidates``)."""
+    then a strip's (``_strip_candidates``), then the regions that fill under ``MIN_FILL``
+    of their quad (at most ``NOTCHED``)."""
     h, w = image.shape[:2]
     scale = FIND_WIDTH / w
     small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
@@ -221,6 +233,7 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     grad /= max(float(np.percentile(grad, 99)), 1e-6)
     frame_area = float(grey.shape[0] * grey.shape[1])
     found: list[tuple[float, np.ndarray]] = []
+    notched: list[tuple[float, np.ndarray]] = []  # fill under MIN_FILL
     for mask in _candidate_masks(small, geom):
         contours, _ = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
@@ -230,17 +243,21 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
             quad = _quad_from_hull(cv2.convexHull(contour))
             if quad is None:
                 continue
-            s = _plausible(quad, c_area, geom, frame_area)
-            if s is None:
+            plausible = _plausible(quad, c_area, geom, frame_area)
+            if plausible is None:
                 continue
+            s, fill = plausible
             support = _edge_support(grad, quad)
             if support < 0.5:
                 continue
-            found.append((s * support, (quad + 0.5) / scale - 0.5))
+            (found if fill >= MIN_FILL else notched).append((s * support,
+                                                             (quad + 0.5) / scale - 0.5))
     found.sort(key=lambda f: -f[0])
+    notched.sort(key=lambda f: -f[0])
     out: list[np.ndarray] = []
     strips = [(q + 0.5) / scale - 0.5 for q in _strip_candidates(grey, geom)]
-    for quads, most in (((q for _, q in found), CANDIDATES), (strips, len(strips))):
+    for quads, most in (((q for _, q in found), CANDIDATES), (strips, len(strips)),
+                        ((q for _, q in notched), NOTCHED)):
         most += len(out)
         for quad in quads:
             if len(out) == most:
@@ -389,7 +406,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
 
     grey = fit_grey(image)
     sign = -1.0 if geom.material == "ceramic" else 0.0
-    best = (0.0, None, None)
+    best, done = (0.0, None, None), False
     top = first = 0.0  # the best alignment score so far, and at the first tolerance
     quads = coarse_candidates(image, geom)
     for inset, quad in ((i, q) for i in _insets(geom) for q in quads):
@@ -406,10 +423,12 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         top = max(top, score)
         fitted = fit_model(grey, aligned, geom, wide=0.0)
         for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
-            s = support(grey, corners, geom)
+            s, lines = support(grey, corners, geom)
             if s > best[0]:
                 best = (s, corners, start)
-        if best[0] >= GOOD_SUPPORT:
+                done = s >= GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else \
+                    min(s, lines) >= STRIP_SUPPORT
+        if done:
             break
     if best[1] is None:
         return None
@@ -531,7 +550,8 @@ class EdgeModel:
 def _segments(geom: Geometry):
     """(start, end, is a line, is a field's outline) of the board's outline and its
     painted lines (mm); painted lines closer than 1.5 mm (a leather grid's neighbouring
-    outlines) are one, at their mean."""
+    outlines) are one, at their mean; a leather field's outline within ``LEATHER_EDGE_MM``
+    of the edge is left out."""
     w, d = geom.width / 2, geom.depth / 2
 
     def rect(m: float) -> list:
@@ -564,8 +584,11 @@ def _segments(geom: Geometry):
             else:
                 groups.append([c])
         mean = {c: float(np.mean(g)) for g in groups for c in g}
+        edge = d if axis == "h" else w
         for c, a, b, f in sorted({(mean[round(c, 3)], a, b, f)
                                   for ax, c, a, b, f in lines if ax == axis}):
+            if geom.material == "leather" and abs(c) > edge - LEATHER_EDGE_MM:
+                continue
             segs.append(((a, c), (b, c), True, f) if axis == "h" else ((c, a), (c, b), True, f))
     if geom.game in LEATHER_STITCH_MM:  # the stitching round the edge, a line of its own
         segs += [(p, q, True, False) for p, q in rect(LEATHER_STITCH_MM[geom.game])]
@@ -759,6 +782,14 @@ def fit_model(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     return corners
 
 
+def _along_edge(geom: Geometry, model: EdgeModel) -> np.ndarray:
+    """The painted lines within 2 mm of the board's edge (Neunfeld's stitching)."""
+    w, d = geom.width / 2, geom.depth / 2
+    u, v = np.abs(model.points).T
+    return model.line & (((model.normals[:, 0] == 0) & (d - v < 2.0))
+                         | ((model.normals[:, 1] == 0) & (w - u < 2.0)))
+
+
 def _fine_points(geom: Geometry, model: EdgeModel) -> np.ndarray:
     """The model points the fine fit uses (measured on renders): on the e-SOLO-e tiles
     the outline alone (the glaze's edge is crisp; the cubes stand right by the fields'
@@ -767,17 +798,16 @@ def _fine_points(geom: Geometry, model: EdgeModel) -> np.ndarray:
     fields reach its edge (Neunfeld): there the outline, not the lines along it."""
     if geom.material == "ceramic":
         return model.outline
-    w, d = geom.width / 2, geom.depth / 2
-    u, v = np.abs(model.points).T
-    along_edge = model.line & (((model.normals[:, 0] == 0) & (d - v < 2.0))
-                               | ((model.normals[:, 1] == 0) & (w - u < 2.0)))
+    along_edge = _along_edge(geom, model)
     inner = ~model.outline & ~along_edge
-    return inner | model.outline if along_edge.any() else inner
+    return inner | model.outline | along_edge if along_edge.any() else inner
 
 
 def _pattern_points(geom: Geometry, model: EdgeModel) -> np.ndarray:
     """The model points ``support`` checks: the fine fit's and the painted lines that
-    pieces rarely hide (the e-SOLO-e tiles' frame line, not their fields' outlines)."""
+    pieces rarely hide (the e-SOLO-e tiles' frame line, not their fields' outlines; not
+    Neunfeld's stitching, which a small or blurred view does not show apart from the
+    edge)."""
     return _fine_points(geom, model) | (model.line & ~model.field)
 
 
@@ -799,13 +829,15 @@ def pattern_check(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     off, strength = _search(grey, px, n, 2.0, line, _signs(grey, corners, geom, model)[sel])
     ok = (strength >= np.where(line, MIN_LINE, MIN_STEP)) & (np.abs(off) <= 1.0)
     shift = float(np.median(np.abs(off[ok]))) if ok.any() else np.inf
-    return float(ok.mean()), float(ok[line].mean()), shift
+    painted = line & ~_along_edge(geom, model)[sel]
+    return float(ok.mean()), float(ok[painted].mean()), shift
 
 
-def support(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
-    """Share of the board's pattern found in place (``pattern_check``); 0 when under
-    ``MIN_SUPPORT`` of its painted lines show (a plank or a plain rectangle of the
-    board's shape is not the board) or under ``MIN_SHARE`` of the whole pattern (a wood
-    grain's lines can stand where some of the painted ones would)."""
+def support(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> tuple[float, float]:
+    """(Share of the board's pattern found in place, of its painted lines alone)
+    (``pattern_check``); (0, 0) when under ``MIN_SUPPORT`` of its painted lines show (a
+    plank or a plain rectangle of the board's shape is not the board) or under
+    ``MIN_SHARE`` of the whole pattern (a wood grain's lines can stand where some of the
+    painted ones would)."""
     share, lines, _ = pattern_check(grey, corners, geom)
-    return share if lines >= MIN_SUPPORT and share >= MIN_SHARE else 0.0
+    return (share, lines) if lines >= MIN_SUPPORT and share >= MIN_SHARE else (0.0, 0.0)

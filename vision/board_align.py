@@ -25,6 +25,7 @@ and blurred so that a feature within the reach counts), the last the pixel itsel
 
 from __future__ import annotations
 
+import contextlib
 from functools import lru_cache
 
 import cv2
@@ -77,7 +78,8 @@ CORNER_MOVES = _corner_moves()
 
 def _homographies(src: np.ndarray, quads: np.ndarray) -> np.ndarray:
     """(k, 3, 3) homographies taking the four ``src`` points to each of ``quads``
-    (k, 4, 2): the eight-unknown linear systems solved at once."""
+    (k, 4, 2): the eight-unknown linear systems solved at once (NaN where a quad has
+    none)."""
     k = len(quads)
     x, y = src[:, 0].astype(np.float64), src[:, 1].astype(np.float64)
     u, v = quads[..., 0], quads[..., 1]
@@ -88,7 +90,13 @@ def _homographies(src: np.ndarray, quads: np.ndarray) -> np.ndarray:
     A[:, 1::2, 6], A[:, 1::2, 7] = -v * x, -v * y
     b = np.empty((k, 8))
     b[:, 0::2], b[:, 1::2] = u, v
-    h = np.linalg.solve(A, b[..., None])[..., 0]
+    try:
+        h = np.linalg.solve(A, b[..., None])[..., 0]
+    except np.linalg.LinAlgError:  # a quad with three corners on a line: NaN, no score
+        h = np.full((k, 8), np.nan)
+        for i in range(k):
+            with contextlib.suppress(np.linalg.LinAlgError):
+                h[i] = np.linalg.solve(A[i], b[i])
     return np.concatenate([h, np.ones((k, 1))], axis=1).reshape(k, 3, 3)
 
 
@@ -96,7 +104,7 @@ class _Maps:
     """The feature maps of one crop at one tolerance (``reach`` px), and the score of
     quads on them."""
 
-    def __init__(self, sides, line, reach, pts, side_of, is_line, aspect):
+    def __init__(self, sides, line, reach, pts, side_of, is_line, across, aspect):
         # max-pool by about half the reach, then dilate and blur a little: every feature
         # within the reach counts almost fully, and the score is smooth
         s = max(1, reach // 2)
@@ -119,7 +127,13 @@ class _Maps:
         # quarter of the outline's share (a strip's short ends count as its long sides)
         n_lines = int(is_line.sum())
         step_share = 1.0 if n_lines == 0 else 0.5
-        w = np.where(is_line, 0.5 / max(n_lines, 1), 0.0)
+        # the lines running north-south half of the lines' share, east-west the other
+        # (on a strip the many along it would outweigh the few across that fix its length)
+        w = np.zeros(len(is_line))
+        kinds = [is_line & across, is_line & ~across]
+        for kind in kinds:
+            if kind.any():
+                w[kind] = 0.5 / sum(k.any() for k in kinds) / int(kind.sum())
         steps = ~is_line
         outline_share = step_share * float((side_of[steps] < 4).mean())
         for i in range(4):
@@ -240,7 +254,8 @@ def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
     first = 0.0
     for level, reach in enumerate(REACHES):
         r = int(round(min(reach * side * scale, SHORT_REACH * short)))
-        maps = _Maps(sides, line, r, pts, side_of, is_line, geom.width / geom.depth)
+        maps = _Maps(sides, line, r, pts, side_of, is_line, nrm[:, 1] == 0,
+                     geom.width / geom.depth)
         step = max(r, 1.0)
         quad, score = _search(maps, quad, src, step, max(step / 4, 0.25))
         if level == 0:

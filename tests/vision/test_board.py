@@ -164,3 +164,19 @@ def test_renders_found_sweep(game):
         fix = find_board(image, geom)
         found += fix is not None and np.linalg.norm(fix.corners - want, axis=1).mean() <= 10
     assert found >= SWEEP_FLOORS[game]
+
+
+def test_neunfeld_edge_model_lines_inside_the_board():
+    # its fields reach its edge: their outlines there (whose light lip would lie past the
+    # edge) are not modelled; the stitching 1.6 mm inside is, and support does not need it
+    from vision.board import _along_edge, _pattern_points, edge_model
+
+    geom = geometry("neunfeld")
+    model = edge_model(geom)
+    u, v = np.abs(model.points[model.line]).T
+    assert (u < geom.width / 2 - 1.0).all() and (v < geom.depth / 2 - 1.0).all()
+    stitch = _along_edge(geom, model)
+    assert np.allclose(np.abs(model.points[stitch & (model.normals[:, 0] == 0), 1]),
+                       geom.depth / 2 - 1.6)
+    assert (model.line & ~stitch & _pattern_points(geom, model)).sum() > 0
+

@@ -49,3 +49,29 @@ def test_align_gives_up_under_the_floor():
     far = corners + (300, 0)  # on the plain table
     got, score, first = align(grey, far, geom, -1.0, floor=0.6)
     assert score == 0.0 and first < 0.6 and np.array_equal(got, far)
+
+
+def test_a_quad_without_a_homography_scores_nothing():
+    src = geometry("esoloe").corners_mm().astype(np.float32)
+    good = np.array([[400, 300], [800, 320], [790, 500], [390, 480]], np.float64)
+    line = np.array([[400, 300], [500, 300], [600, 300], [700, 300]], np.float64)
+    got = _homographies(src, np.array([good, line]))
+    assert np.isfinite(got[0]).all() and np.isnan(got[1]).any()
+
+
+def test_lines_across_and_along_a_strip_weigh_alike():
+    # Neunfeld: many points along the strip's stitching, few on its separators; each
+    # direction gets half of the lines' share, so the separators fix the strip's length
+    from vision.board_align import _Maps, _points
+
+    geom = geometry("neunfeld")
+    pts, nrm, is_line, outline = _points(geom)
+    empty = np.zeros((50, 50), np.float32)
+    maps = _Maps([empty] * 5, empty, 0, pts, np.where(outline, 0, 4), is_line,
+                 nrm[:, 1] == 0, geom.width / geom.depth)
+    weight = np.zeros(len(pts))
+    for g, w in zip(maps.groups, maps.weights, strict=True):
+        weight[g] = w
+    across = is_line & (nrm[:, 1] == 0)
+    assert 0 < across.sum() < (is_line & ~across).sum()
+    assert np.isclose(weight[across].sum(), 0.25) and np.isclose(weight[is_line].sum(), 0.5)
