@@ -35,7 +35,8 @@ from vision.read_miwin import COLOURS, DIE_MM, find_dice, plane, read_tops, top_
 from vision.reading import Reading
 
 PAWN_PLANES_MM = (6.0, 12.0, 21.5)  # the pawn's foot, body and head above the board
-PAWN_TOP_MM = 26.5  # a pawn's height (vision.render.pieces.pawn_solids)
+PAWN_TOP_MM = 26.5  # a pawn's height (vision.render.pieces.pawn_solids) ...
+PAWN_FOOT_MM = 9.0  # ... and its foot's radius
 NO_DICE_MM = 4.0  # no die's top lies this close to the board and its pawns (the pawn's foot)
 PAWN_DISC_MM = 4.0  # radius of the disc compared per field (inside the pawn at each)
 PAWN_DEV = 14.0  # mean Lab distance from the empty field's look: a pawn stands there
@@ -55,13 +56,19 @@ FIVE_BY_CHANCE = 1 - (5 / 6) ** 2  # a five shows on a random roll (blue and red
 def _no_dice(geom: Geometry, camera: np.ndarray, z_mm: float) -> np.ndarray:
     """Where no die's top lies on the plane of the dice tops (``z_mm`` above the board
     top; ``camera`` its centre over that plane, from ``read_miwin.plane``): the board's
-    outline there and as the pawns' heads above that plane lean away from the camera,
-    ``NO_DICE_MM`` round it (board mm, a convex polygon)."""
-    half = np.array([geom.width / 2 + NO_DICE_MM, geom.depth / 2 + NO_DICE_MM])
-    box = np.array([(x, y) for x in (-1, 1) for y in (-1, 1)]) * half
-    lift = max(PAWN_TOP_MM - z_mm, 0.0)
-    leaned = box + (box - camera[:2]) * lift / max(float(camera[2]) - lift, 1.0)
-    return cv2.convexHull(np.vstack([box, leaned]).astype(np.float32)).reshape(-1, 2)
+    outline there, ``NO_DICE_MM`` round it, and the pawns on it as they show on that plane
+    (their heads above it lean away from the camera, their feet below it towards it; a
+    dark pawn on the light leather outscores a black die on a dark table) (board mm, a
+    convex polygon)."""
+
+    def seen(pts: np.ndarray, lift: float) -> np.ndarray:  # lift: mm above the plane
+        return pts + (pts - camera[:2]) * lift / max(float(camera[2]) - lift, 1.0)
+
+    corners = np.array([(x, y) for x in (-1, 1) for y in (-1, 1)], np.float64)
+    box = corners * [geom.width / 2 + NO_DICE_MM, geom.depth / 2 + NO_DICE_MM]
+    feet = corners * [geom.width / 2, PAWN_FOOT_MM]
+    return cv2.convexHull(np.vstack([box, seen(box, max(PAWN_TOP_MM - z_mm, 0.0)),
+                                     seen(feet, -z_mm)]).astype(np.float32)).reshape(-1, 2)
 
 
 def _hidden(H: np.ndarray, H_top: np.ndarray, H_table: np.ndarray, dice: list,
