@@ -7,9 +7,10 @@ that goes, with its three quarter turns (a face can lie any way round), through 
 model's ``embedding`` output (``Classifier.embed``: the features its heads read). The
 classes are the labels of one of the model's heads, or, for the stone model, the grid
 tokens (``W``, ``B4``, ``b4``...), whose model probability is that of its kind, digit
-and side heads together (``head_log_probs``). Four ways to read a crop, only ever as
-one of the enrolled classes:
+and side heads together (``head_log_probs``). The model itself and four ways to adapt
+it, each reading a crop only ever as one of the enrolled classes:
 
+- ``model``: no adaptation: the model's own log-probabilities over the enrolled classes.
 - ``prototypes``: one prototype per class and piece (the mean of its captures'
   L2-normalised embeddings); cosine similarity to the prototypes (the best per class,
   times ``SCALE``) as log-probabilities, plus ``MODEL_WEIGHT`` times the model's own
@@ -27,9 +28,16 @@ one of the enrolled classes:
   squares fit of its log-probabilities), so the model's knowledge is where it starts.
 
 ``auto`` (the default) makes each of ``AUTO_METHODS`` and keeps the one with the best
-cross-validated accuracy on the captures (the first on a tie): ``cross_validate`` reads
-each capture with an adaptation made without it, in ``FOLDS`` folds; a class below
-``WEAK`` is one to capture more of. Nothing but the captures chooses.
+cross-validated accuracy on the captures (the first on a tie) among ``model`` and the
+adaptations that read the captures significantly better than it (``beats``: a sign test
+on the captures the two read differently; on a few real photos an adaptation's lead of a
+capture or two was noise, and held out it lost): ``cross_validate`` reads each capture
+with an adaptation made without it, in ``FOLDS`` folds; a class below ``WEAK`` is one to
+capture more of. Nothing but the captures chooses.
+
+Cubes' stones are captured lying on a field of the board and cut as the Cubes reader
+cuts a field for the stone model (``stone_field_crops``: the reader's own functions),
+so that the profile learns the picture the reader gives it.
 
 Readers load a profile with ``load_profile(path)`` and read crops with
 ``Profile.predict(model_name, classifier, crops)``, which returns what
@@ -40,6 +48,7 @@ tokens: the kind, digit and side heads, from the tokens' probabilities).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -55,7 +64,8 @@ from vision.classifier import STONE_LETTERS, Classifier, Prediction, preprocess,
 SCALE = 20.0  # cosine similarity -> logit
 MODEL_WEIGHT = 1.0  # weight of the model's own head beside the prototypes
 #: the model head's weight beside each method (the others replace the head)
-METHOD_WEIGHTS = {"prototypes": MODEL_WEIGHT, "linear": 0.0, "nearest": 0.0, "finetune": 0.0}
+METHOD_WEIGHTS = {"model": 1.0, "prototypes": MODEL_WEIGHT, "linear": 0.0, "nearest": 0.0,
+                  "finetune": 0.0}
 WEAK = 0.8  # cross-validated accuracy under which a class needs more captures
 CAPTURES = 5
 FOLDS = 5  # cross-validation folds
@@ -79,12 +89,19 @@ class Face:
 class Plan:
     model: str  # models/<model>.onnx
     head: str  # one of its heads, or TOKEN (the stone model's kind, digit and side)
-    crop: str  # render_crops kind of the synthetic captures
+    crop: str  # kind of the synthetic captures (calibration.synthetic.render)
     faces: tuple[Face, ...]
 
 
-def plan(game: str) -> Plan:
-    """What to show for ``game``'s set."""
+#: the Cubes field a stone is shown on (``FIELD``'s name in ``vision.board.geometry``)
+FIELD = "4,4"
+EMPTY_FACE = Face("the field with nothing on it", ".", "empty field")
+
+
+def plan(game: str, heads: dict[str, tuple[str, ...]] | None = None) -> Plan:
+    """What to show for ``game``'s set. Cubes' stones are shown on a field of the board
+    (``stone_field_crops``), and an empty field too where the stone model has the kind
+    ``empty`` (``heads``: the model's)."""
     if game in ("esoloe", "esoloe-tictactoe"):
         faces = tuple(Face(f"a {cube} cube with its {symbol} face up", symbol, f"{cube} cube")
                       for cube in ("natural", "green")
@@ -105,11 +122,42 @@ def plan(game: str) -> Plan:
                                            "black disc, white digit")):
                     faces.append(Face(f"the {colour} {digit} stone, {side} side up ({look})",
                                       token + digit, f"{colour} {digit} stone"))
-        return Plan("stone", TOKEN, "stone", tuple(faces))
+        if "empty" in (heads or {}).get("kind", ()):
+            faces.append(EMPTY_FACE)
+        return Plan("stone", TOKEN, "field", tuple(faces))
     if game == "esoloe-3andc":
         raise EnrolError("3andC's cubes carry no symbols: there is nothing to enrol "
                          "(tableref calibrate colour measures the cubes' colours)")
     raise EnrolError(f"unknown game {game!r}")
+
+
+def stone_field_crops(image: np.ndarray, fix, fields: Sequence[str],
+                      calibration: dict | None = None) -> list[np.ndarray]:
+    """The Cubes ``fields`` (names: ``"4,4"``) of ``image`` (after the calibration's white
+    balance, as vision reads it) cut for the stone model exactly as ``vision.read_cubes``
+    cuts them: its ``planes`` for the board's fix (``vision.board.BoardFix``: the
+    registered corners or the board found) and ``calibration`` (``K``, ``dist``), then
+    its ``stone_crop`` at the field's centre on the stones' top plane. So a profile
+    learns the picture the reader will give it."""
+    from vision.board import geometry
+    from vision.read_cubes import planes, stone_crop
+
+    centres = field_centres(fields)
+    top = planes(image, fix, geometry("cubes"), calibration)[1]
+    return [stone_crop(image, top, u, v) for u, v in centres]
+
+
+def field_centres(fields: Sequence[str]) -> list[tuple[float, float]]:
+    """The centres (board mm) of the Cubes ``fields`` named; ``EnrolError`` for a name
+    that is none."""
+    from vision.board import geometry
+
+    centres = {name: (u, v) for name, u, v, _ in geometry("cubes").cells}
+    unknown = [f for f in fields if f not in centres]
+    if unknown:
+        raise EnrolError(f"no Cubes field {unknown[0]!r} (fields: '0,0' .. '9,9', row, "
+                         "column from the north-west corner)")
+    return [centres[f] for f in fields]
 
 
 def _prediction(labels: Sequence[str], row: np.ndarray, top_k: int) -> Prediction:
@@ -351,10 +399,15 @@ class Tuning:
 
 # --------------------------------------------------------------------------- adaptation
 
-METHODS = ("prototypes", "linear", "nearest", "finetune")
+METHODS = ("model", "prototypes", "linear", "nearest", "finetune")
 #: what ``auto`` chooses among: ``nearest`` is left out, its cross-validated accuracy on a
-#: few captures promised more than it gave on the real dice (docs/calibration.md)
-AUTO_METHODS = ("prototypes", "linear", "finetune")
+#: few captures promised more than it gave on the real dice (docs/calibration.md);
+#: ``model`` (no adaptation) first: an adaptation must beat it (``SIGN_Z``)
+AUTO_METHODS = ("model", "prototypes", "linear", "finetune")
+#: auto keeps an adaptation only where, on the cross-validation's captures, those it reads
+#: right and the model wrong outnumber the reverse by this many standard deviations of a
+#: fair coin's difference (a one-sided sign test at 5 %), and by 1 at least
+SIGN_Z = 1.645
 LINEAR_STEPS = 300
 READ_TURNS = 4  # a profile reads a crop from its quarter turns (Session's default)
 LINEAR_RATE = 0.5
@@ -454,6 +507,8 @@ class Adaptation:
             z = emb @ self.weights.T + self.bias
         elif self.method == "linear":
             z = _normalise(features) @ self.weights.T + self.bias
+        elif self.method == "model":  # no adaptation: the model's head over the classes
+            z = np.zeros((len(features), len(self.labels)))
         else:
             emb = _normalise(features)
             z = np.stack([(emb @ self.prototypes[label].T).max(axis=1) * self.scale
@@ -535,12 +590,14 @@ def cross_validate(labels: Sequence[str], pieces: Sequence[str],
                    read: Callable[[Adaptation, list[int]], list[Prediction]]) -> dict:
     """Accuracy on the captures, each read by an adaptation made without it (``fit``:
     from the captures of those indices; ``read``: the predictions for those captures):
-    overall and per class (None where a class has a single capture). Folds: ``folds``,
-    so each fold leaves out one capture of each face."""
+    overall, per class (None where a class has a single capture) and per capture
+    (``right``: read right or not, None where it was not read). Folds: ``folds``, so
+    each fold leaves out one capture of each face."""
     labels = list(labels)
     fold = folds(labels, pieces)
     right: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
+    read_right: list[bool | None] = [None] * len(labels)
     for f in sorted(set(fold)):
         keep = [j for j in range(len(labels)) if fold[j] != f]
         out = [i for i in range(len(labels))
@@ -550,11 +607,23 @@ def cross_validate(labels: Sequence[str], pieces: Sequence[str],
         for i, pred in zip(out, read(fit(keep), out), strict=True):
             total[labels[i]] += 1
             right[labels[i]] += pred.label == labels[i]
+            read_right[i] = pred.label == labels[i]
     per_class = {label: (round(right[label] / total[label], 3) if total[label] else None)
                  for label in dict.fromkeys(labels)}
     n = sum(total.values())
     return {"accuracy": round(sum(right.values()) / n, 4) if n else None,
-            "captures": len(labels), "per_class": per_class}
+            "captures": len(labels), "per_class": per_class, "right": read_right}
+
+
+def beats(right: Sequence[bool | None], base: Sequence[bool | None]) -> bool:
+    """Whether the captures read right (``right``, as ``cross_validate`` gives them) are
+    significantly more than those read right by ``base``: on the captures only one of
+    the two reads right, the first's lead is at least ``SIGN_Z`` standard deviations of
+    a fair coin's (a one-sided sign test), and at least 1."""
+    pairs = [(r, b) for r, b in zip(right, base, strict=True) if r is not None and b is not None]
+    wins = sum(r and not b for r, b in pairs)
+    losses = sum(b and not r for r, b in pairs)
+    return wins - losses >= max(1.0, SIGN_Z * math.sqrt(wins + losses))
 
 
 def weak_classes(cv: dict) -> list[str]:
@@ -665,12 +734,15 @@ class Session:
         return ad.predict(None, prior_labels=self.prior_labels, top_k=1, views=views)
 
     def adapt(self) -> Adaptation:
-        """The adaptation of ``method`` (``auto``: the best cross-validated), its
-        cross-validation in ``cv`` (with every method's accuracy under ``methods``)."""
+        """The adaptation of ``method``, its cross-validation in ``cv`` (with every
+        method's accuracy under ``methods``). ``auto``: the best cross-validated of the
+        model itself (no adaptation) and those adaptations that read the captures
+        significantly better than the model does (``beats``; listed under ``beat_model``),
+        the first on a tie."""
         labels = [f.label for f in self.faces]
         pieces = [f.piece for f in self.faces]
         best = None
-        scores = {}
+        scores, rights, beat = {}, {}, []
         methods = AUTO_METHODS if self.method == "auto" else (self.method,)
         if self.method == "auto":
             try:
@@ -683,9 +755,16 @@ class Session:
                 ad.cv = cross_validate(labels, pieces,
                                        lambda keep, m=method: self._fit(m, keep), self._read)
             scores[method] = ad.cv["accuracy"]
+            rights[method] = ad.cv.pop("right")
+            if method != "model" and "model" in rights:
+                if not beats(rights[method], rights["model"]):
+                    continue
+                beat.append(method)
             if best is None or (ad.cv["accuracy"] or 0) > (best.cv["accuracy"] or 0):
                 best = ad
         best.cv["methods"] = scores
+        if self.method == "auto":
+            best.cv["beat_model"] = beat
         return best
 
 
@@ -695,8 +774,8 @@ def enrol(game: str, capture: Capture, *, captures: int = CAPTURES, more: int = 
           ) -> tuple[EnrolmentProfile, Session]:
     """Ask for every face ``captures`` times, then, while a class is weak, ``more`` times
     each face of the weak classes (at most ``rounds`` times). Returns the profile."""
-    p = plan(game)
-    model = classifier or Classifier.load(p.model)
+    model = classifier or Classifier.load(plan(game).model)
+    p = plan(game, model.heads)
     session = Session(p, model, method, turns)
     session.capture(p.faces, captures, capture, say)
     ad = session.adapt()

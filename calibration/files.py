@@ -254,7 +254,8 @@ class EnrolmentProfile:
         models = r.sub("models")
         for _, m in models.items():
             m.string("head")
-            method = m.string("method", ("prototypes", "linear", "nearest", "finetune"))
+            method = m.string("method", ("model", "prototypes", "linear", "nearest",
+                                         "finetune"))
             m.number("scale", 0)
             m.number("model_weight", 0)
             if m.number("turns", 1, 4, optional=True) not in (None, 1, 4):

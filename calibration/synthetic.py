@@ -5,6 +5,11 @@ user who shows each face when asked, for the demo, the tests and the benchmark.
 (piece, label) they show; asking for a face returns the next unused crop of it, rendering
 more batches as needed. ``variant`` selects another look of the set where the renderer
 offers one (``"other-set"``: other wood, symbol drawings, pip colours and light).
+
+Cubes' stones (kind ``field``) are not the renderer's stone crops but whole frames of the
+board with every stone on a field of its own, cut as the Cubes reader cuts them
+(``calibration.enrol.stone_field_crops`` on the board ``vision.board.find_board`` finds):
+the picture the profile will be given when the reader reads a game.
 """
 
 from __future__ import annotations
@@ -21,6 +26,11 @@ STONE_RENDER_SIZE, STONE_CENTRE = 80, 0.55  # as the stone model's training crop
 STONE_COLOURS = {"W": "white", "B": "blue", "R": "red", "K": "black", "O": "orange"}
 BATCH = 24
 MAX_RENDERS = 4000  # per face asked for, before giving up
+#: scene seeds of the Cubes frames: FIELD_SCENES + FIELD_STRIDE * seed + frame (not the
+#: vision bench's 7,000,000.., the dev seeds 100..999 and 8,000,000.., nor the stone
+#: model's training frames from 30,000,000)
+FIELD_SCENES, FIELD_STRIDE = 50_000_000, 10_000
+FIELD_EMPTY = 9  # empty fields cut from each frame besides its stones
 
 
 def crop_key(kind: str, label: dict) -> tuple[str, str]:
@@ -35,10 +45,54 @@ def crop_key(kind: str, label: dict) -> tuple[str, str]:
     raise EnrolError(f"no synthetic captures of {kind!r} crops")
 
 
+def field_frame(seed: int, frame: int, variant: str | None = None):
+    """Frame ``frame`` of ``seed``: every Cubes stone (a white one, each coloured stone on
+    both sides: 41) on a field of its own, the rest empty, rendered whole (any camera);
+    its stones and ``FIELD_EMPTY`` empty fields cut as the reader cuts them, with their
+    (piece, label) keys (an empty field: ``enrol.EMPTY_FACE``'s). None where the board is
+    not found in the frame."""
+    from calibration.enrol import EMPTY_FACE, plan, stone_field_crops
+    from vision.board import find_board, geometry
+    from vision.render.frame import render_scene
+    from vision.render.positions import random_position
+
+    if variant not in (None, "default"):
+        raise EnrolError(f"the renderer draws whole Cubes frames in the games' own set only: "
+                         f"no {variant} stones on a board")
+    faces = list(plan("cubes").faces)
+    rng = np.random.default_rng([seed, frame])
+    fields = rng.permutation(100)[:len(faces) + FIELD_EMPTY]
+    grid = [["."] * 10 for _ in range(10)]
+    for face, i in zip(faces, fields, strict=False):
+        grid[i // 10][i % 10] = face.label
+    scene = FIELD_SCENES + FIELD_STRIDE * seed + frame
+    position = random_position("cubes", scene)
+    position["grid"] = grid
+    image, _ = render_scene("cubes", position, scene)
+    fix = find_board(image, geometry("cubes"))
+    if fix is None:
+        return None
+    names = [f"{i // 10},{i % 10}" for i in fields]
+    keys = [(f.piece, f.label) for f in faces] + [(EMPTY_FACE.piece, EMPTY_FACE.label)] * \
+        FIELD_EMPTY
+    return stone_field_crops(image, fix, names), keys
+
+
 def render(kind: str, n: int, seed: int, start: int = 0, variant: str | None = None):
-    """``n`` crops as the model reads them and their (piece, label) keys."""
+    """``n`` crops as the model reads them and their (piece, label) keys (``field``:
+    those of frames ``start``, ``start`` + 1, ... of ``field_frame``, as many as make
+    ``n``)."""
     from vision.render.crops import render_crops
 
+    if kind == "field":
+        crops, keys, frame = [], [], start
+        while len(crops) < n:
+            cut = field_frame(seed, frame, variant)
+            frame += 1
+            if cut is not None:
+                crops += cut[0]
+                keys += cut[1]
+        return crops[:n], keys[:n]
     extra = {} if variant is None else {"variant": variant}
     size, keep = {"die": (RENDER_SIZE, DIE_CENTRE),
                   "stone": (STONE_RENDER_SIZE, STONE_CENTRE)}.get(kind, (RENDER_SIZE, 1.0))
@@ -66,9 +120,14 @@ class RenderedCrops:
         while not self._stock[key]:
             if rendered >= MAX_RENDERS:
                 raise EnrolError(f"the renderer gave no {face.prompt} in {rendered} crops")
-            crops, keys = render(self.kind, BATCH, self.seed, self._next, self.variant)
-            self._next += BATCH
-            rendered += BATCH
+            if self.kind == "field":  # a frame at a time: every stone once
+                cut = field_frame(self.seed, self._next, self.variant)
+                crops, keys = cut or ([], [])
+                self._next += 1
+            else:
+                crops, keys = render(self.kind, BATCH, self.seed, self._next, self.variant)
+                self._next += BATCH
+            rendered += max(len(crops), BATCH)
             for crop, k in zip(crops, keys, strict=True):
                 self._stock[k].append(crop)
         return self._stock[key].pop(0)

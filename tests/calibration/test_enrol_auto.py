@@ -1,0 +1,86 @@
+"""auto keeps the model itself unless an adaptation reads the captures significantly
+better (the real dice: an adaptation that loses held out is not kept)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration import enrol, files
+from calibration.enrol import Adaptation, Face, Plan
+from vision.classifier import Prediction
+
+LABELS = ("a", "b", "c")
+
+
+class KnowingClassifier:
+    """'Crops' are 1 x 1 x 3 'images': their own embeddings and the model's logits
+    (times ``sure``): the model reads a crop as its largest channel."""
+
+    heads = {"h": LABELS}
+    path = Path("no-such-model.onnx")  # nothing to fine-tune
+
+    def __init__(self, sure=3.0):
+        self.sure = sure
+
+    def embed(self, crops):
+        return np.array(crops, np.float32).reshape(len(crops), -1)
+
+    def logits(self, crops):
+        return [self.sure * self.embed(crops)]
+
+    def predict(self, crops, top_k=3):
+        return [{"h": Prediction(LABELS[int(np.argmax(c))], 1.0, ())} for c in crops]
+
+
+def _session(crops_by_label, classifier, method="auto"):
+    faces = tuple(Face(f"show {label}", label, "piece") for label in LABELS)
+    session = enrol.Session(Plan("m", "h", "x", faces), classifier, method, turns=1)
+    for face in faces:
+        for crop in crops_by_label[face.label]:
+            session.add(face, crop.reshape(1, 1, 3))
+    return session
+
+
+def test_the_sign_test():
+    assert enrol.beats([True] * 5, [False] * 5)  # 5 wins: 5 >= 1.645 * sqrt(5)
+    assert not enrol.beats([True] * 3 + [False], [False] * 3 + [True])  # 3 : 1
+    assert not enrol.beats([True, None], [False, False])  # one win only counts 1 < 1.645
+    assert enrol.beats([True] * 9 + [False] * 2, [False] * 9 + [True] * 2)  # 9 : 2
+    assert not enrol.beats([True] * 4, [True] * 4)  # no capture differs
+
+
+def test_auto_keeps_the_model_where_it_reads_the_captures_as_well():
+    """Captures the model reads right (each near its own axis): every adaptation reads
+    them right too, none significantly better, so the profile is the model's head."""
+    rng = np.random.default_rng(0)
+    crops = {label: [np.eye(3)[k] + rng.normal(0, 0.2, 3) for _ in range(5)]
+             for k, label in enumerate(LABELS)}
+    ad = _session(crops, KnowingClassifier()).adapt()
+    assert ad.method == "model" and ad.cv["accuracy"] == 1.0
+    assert ad.cv["beat_model"] == [] and set(ad.cv["methods"]) == {"model", "prototypes",
+                                                                  "linear"}
+
+
+def test_auto_adapts_where_the_model_is_wrong():
+    """The set's b looks like the model's a: the model misreads every b, the
+    prototypes do not, and win."""
+    rng = np.random.default_rng(1)
+    looks = {"a": [1.0, 0.0, 0.0], "b": [1.0, 0.3, 0.4], "c": [0.0, 0.0, 1.0]}
+    crops = {label: [np.array(v) + rng.normal(0, 0.03, 3) for _ in range(5)]
+             for label, v in looks.items()}
+    ad = _session(crops, KnowingClassifier(sure=1.0)).adapt()
+    assert ad.method != "model" and ad.method in ad.cv["beat_model"]
+    assert ad.cv["methods"]["model"] <= 0.7 and ad.cv["accuracy"] == 1.0
+
+
+def test_the_model_method_reads_the_models_head_over_the_enrolled_classes(tmp_path):
+    emb = np.eye(3)
+    ad = Adaptation.fit("m", "h", emb, ["a", "b", "c"], ["p"] * 3, method="model")
+    # a model sure of a class that was not enrolled: the best enrolled one is read
+    prior = np.log(np.array([[0.1, 0.3, 0.05, 0.55]]))
+    got = ad.predict(np.array([[1.0, 0.0, 0.0]]), prior, ("a", "b", "c", "d"))[0]
+    assert got.label == "b" and got.probability == pytest.approx(0.3 / 0.45)
+    path = files.save(files.EnrolmentProfile("esoloe", {"m": ad.to_json()}),
+                      tmp_path / "profile.json")
+    assert enrol.load_profile(path).adaptations["m"].method == "model"
