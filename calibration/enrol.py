@@ -10,7 +10,8 @@ tokens (``W``, ``B4``, ``b4``...), whose model probability is that of its kind, 
 and side heads together (``head_log_probs``). The model itself and four ways to adapt
 it, each reading a crop only ever as one of the enrolled classes:
 
-- ``model``: no adaptation: the model's own log-probabilities over the enrolled classes.
+- ``model``: no adaptation: the model's own head (all its classes), read as the profile
+  reads (its quarter turns).
 - ``prototypes``: one prototype per class and piece (the mean of its captures'
   L2-normalised embeddings); cosine similarity to the prototypes (the best per class,
   times ``SCALE``) as log-probabilities, plus ``MODEL_WEIGHT`` times the model's own
@@ -436,16 +437,20 @@ class Adaptation:
     conv_weights: np.ndarray | None = None
     conv_bias: np.ndarray | None = None
     turns: int = 1  # views a crop is read from: 1, or 4 (its quarter turns, averaged)
+    classes: tuple[str, ...] | None = None  # ``model``: all the model's; None: enrolled
 
     @classmethod
     def fit(cls, model: str, head: str, embeddings: np.ndarray, labels: Sequence[str],
             pieces: Sequence[str], captures: dict[str, int] | None = None,
             method: str = "prototypes", model_weight: float | None = None,
-            tuning: Tuning | None = None) -> Adaptation:
+            tuning: Tuning | None = None, classes: Sequence[str] | None = None
+            ) -> Adaptation:
         """From embedding rows with their labels and pieces (``captures``: captures per
         class, when rows are several views of one capture; default: one row each;
         ``model_weight``: default the method's, ``METHOD_WEIGHTS``). ``finetune`` also
-        needs ``tuning``: the rows it trains on."""
+        needs ``tuning``: the rows it trains on; ``model`` answers ``classes`` (the
+        model's labels: no class left out because it was not enrolled), default the
+        enrolled ones."""
         if method not in METHODS:
             raise EnrolError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
         if model_weight is None:
@@ -464,7 +469,8 @@ class Adaptation:
         if captures is None:
             captures = {label: sum(map(len, by_piece.values()))
                         for label, by_piece in groups.items()}
-        ad = cls(model, head, prototypes, dict(captures), method, model_weight=model_weight)
+        ad = cls(model, head, prototypes, dict(captures), method, model_weight=model_weight,
+                 classes=tuple(classes) if method == "model" and classes else None)
         if method == "linear":
             ad.weights, ad.bias = ad._train(emb, labels)
         elif method == "finetune":
@@ -493,7 +499,7 @@ class Adaptation:
 
     @property
     def labels(self) -> tuple[str, ...]:
-        return tuple(self.prototypes)
+        return self.classes or tuple(self.prototypes)
 
     def logits(self, features: np.ndarray, prior: np.ndarray | None = None,
                prior_labels: Sequence[str] | None = None) -> np.ndarray:
@@ -507,7 +513,7 @@ class Adaptation:
             z = emb @ self.weights.T + self.bias
         elif self.method == "linear":
             z = _normalise(features) @ self.weights.T + self.bias
-        elif self.method == "model":  # no adaptation: the model's head over the classes
+        elif self.method == "model":  # no adaptation: the model's own head
             z = np.zeros((len(features), len(self.labels)))
         else:
             emb = _normalise(features)
@@ -554,6 +560,8 @@ class Adaptation:
         if self.method == "finetune":
             data["conv_weights"] = rounded(self.conv_weights)
             data["conv_bias"] = rounded(self.conv_bias)
+        if self.classes:
+            data["classes"] = list(self.classes)
         if self.cv is not None:
             data["cross_validation"] = self.cv
         return data
@@ -572,7 +580,8 @@ class Adaptation:
                    array("bias", np.float32 if tuned else np.float64),
                    data.get("cross_validation"),
                    array("conv_weights", np.float32), array("conv_bias", np.float32),
-                   int(data.get("turns", 1)))
+                   int(data.get("turns", 1)),
+                   tuple(data["classes"]) if data.get("classes") else None)
 
 
 def folds(labels: Sequence[str], pieces: Sequence[str]) -> list[int]:
@@ -719,7 +728,7 @@ class Session:
         ad = Adaptation.fit(self.plan.model, self.plan.head,
                             emb.reshape(-1, emb.shape[2]), np.repeat(labels, views),
                             np.repeat(pieces, views), captures=dict(Counter(labels)),
-                            method=method, tuning=tuning)
+                            method=method, tuning=tuning, classes=self.prior_labels)
         ad.turns = self.turns
         return ad
 

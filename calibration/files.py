@@ -279,6 +279,10 @@ class EnrolmentProfile:
                                                              "column per output channel")
                 m.array("bias", (classes,), "one number per class")
             m.sub("captures")
+            classes = m.data.get("classes")  # method model: the model's labels
+            if classes is not None and not (isinstance(classes, list) and classes and all(
+                    isinstance(c, str) for c in classes)):
+                m.fail("classes", "must be a list of class names")
         return cls(r.string("game"), models.data, r.date())
 
 

@@ -6,10 +6,11 @@ user who shows each face when asked, for the demo, the tests and the benchmark.
 more batches as needed. ``variant`` selects another look of the set where the renderer
 offers one (``"other-set"``: other wood, symbol drawings, pip colours and light).
 
-Cubes' stones (kind ``field``) are not the renderer's stone crops but whole frames of the
-board with every stone on a field of its own, cut as the Cubes reader cuts them
+Cubes' stones (kind ``field``) are not the renderer's stone crops but whole frames of one
+table (``seed``: its board, lamps and camera stay, as a table's do) with every stone on a
+field of its own, other fields each frame, cut as the Cubes reader cuts them
 (``calibration.enrol.stone_field_crops`` on the board ``vision.board.find_board`` finds):
-the picture the profile will be given when the reader reads a game.
+the picture the profile will be given when the reader reads a game at that table.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ STONE_RENDER_SIZE, STONE_CENTRE = 80, 0.55  # as the stone model's training crop
 STONE_COLOURS = {"W": "white", "B": "blue", "R": "red", "K": "black", "O": "orange"}
 BATCH = 24
 MAX_RENDERS = 4000  # per face asked for, before giving up
-#: scene seeds of the Cubes frames: FIELD_SCENES + FIELD_STRIDE * seed + frame (not the
-#: vision bench's 7,000,000.., the dev seeds 100..999 and 8,000,000.., nor the stone
-#: model's training frames from 30,000,000)
-FIELD_SCENES, FIELD_STRIDE = 50_000_000, 10_000
+#: scene seed of the Cubes table ``seed``: FIELD_SCENES + seed (not the vision bench's
+#: 7,000,000.., the dev seeds 100..999 and 8,000,000.., nor the stone model's training
+#: frames, 30,000,000..)
+FIELD_SCENES = 50_000_000
 FIELD_EMPTY = 9  # empty fields cut from each frame besides its stones
 
 
@@ -46,14 +47,15 @@ def crop_key(kind: str, label: dict) -> tuple[str, str]:
 
 
 def field_frame(seed: int, frame: int, variant: str | None = None):
-    """Frame ``frame`` of ``seed``: every Cubes stone (a white one, each coloured stone on
-    both sides: 41) on a field of its own, the rest empty, rendered whole (any camera);
-    its stones and ``FIELD_EMPTY`` empty fields cut as the reader cuts them, with their
-    (piece, label) keys (an empty field: ``enrol.EMPTY_FACE``'s). None where the board is
-    not found in the frame."""
+    """Frame ``frame`` of the Cubes table ``seed`` (one scene seed: the table, board,
+    lamps and camera, any camera, are the same in all its frames; the sensor noise is
+    the frame's): every stone (a white one, each coloured stone on both sides: 41) on a
+    field of its own, drawn for the frame, the rest empty; its stones and
+    ``FIELD_EMPTY`` empty fields cut as the reader cuts them, with their (piece, label)
+    keys (an empty field: ``enrol.EMPTY_FACE``'s). None where the board is not found."""
     from calibration.enrol import EMPTY_FACE, plan, stone_field_crops
     from vision.board import find_board, geometry
-    from vision.render.frame import render_scene
+    from vision.render.frame import RenderOptions, render_scene
     from vision.render.positions import random_position
 
     if variant not in (None, "default"):
@@ -65,10 +67,10 @@ def field_frame(seed: int, frame: int, variant: str | None = None):
     grid = [["."] * 10 for _ in range(10)]
     for face, i in zip(faces, fields, strict=False):
         grid[i // 10][i % 10] = face.label
-    scene = FIELD_SCENES + FIELD_STRIDE * seed + frame
+    scene = FIELD_SCENES + seed
     position = random_position("cubes", scene)
     position["grid"] = grid
-    image, _ = render_scene("cubes", position, scene)
+    image, _ = render_scene("cubes", position, scene, options=RenderOptions(frame=frame))
     fix = find_board(image, geometry("cubes"))
     if fix is None:
         return None

@@ -52,12 +52,13 @@ def test_the_sign_test():
 
 def test_auto_keeps_the_model_where_it_reads_the_captures_as_well():
     """Captures the model reads right (each near its own axis): every adaptation reads
-    them right too, none significantly better, so the profile is the model's head."""
+    them right too, none significantly better, so the profile is the model's head (all
+    its classes)."""
     rng = np.random.default_rng(0)
     crops = {label: [np.eye(3)[k] + rng.normal(0, 0.2, 3) for _ in range(5)]
              for k, label in enumerate(LABELS)}
     ad = _session(crops, KnowingClassifier()).adapt()
-    assert ad.method == "model" and ad.cv["accuracy"] == 1.0
+    assert ad.method == "model" and ad.cv["accuracy"] == 1.0 and ad.labels == LABELS
     assert ad.cv["beat_model"] == [] and set(ad.cv["methods"]) == {"model", "prototypes",
                                                                   "linear"}
 
@@ -81,6 +82,17 @@ def test_the_model_method_reads_the_models_head_over_the_enrolled_classes(tmp_pa
     prior = np.log(np.array([[0.1, 0.3, 0.05, 0.55]]))
     got = ad.predict(np.array([[1.0, 0.0, 0.0]]), prior, ("a", "b", "c", "d"))[0]
     assert got.label == "b" and got.probability == pytest.approx(0.3 / 0.45)
+    # as enrolment makes it: every class of the model's, enrolled or not
+    ad = Adaptation.fit("m", "h", emb, ["a", "b", "c"], ["p"] * 3, method="model",
+                        classes=("a", "b", "c", "d"))
+    got = ad.predict(np.array([[1.0, 0.0, 0.0]]), prior, ("a", "b", "c", "d"))[0]
+    assert got.label == "d" and got.probability == pytest.approx(0.55)
     path = files.save(files.EnrolmentProfile("esoloe", {"m": ad.to_json()}),
                       tmp_path / "profile.json")
-    assert enrol.load_profile(path).adaptations["m"].method == "model"
+    again = enrol.load_profile(path).adaptations["m"]
+    assert (again.method, again.labels) == ("model", ("a", "b", "c", "d"))
+    data = ad.to_json()
+    data["classes"] = "abcd"
+    files.save(files.EnrolmentProfile("esoloe", {"m": data}), path)
+    with pytest.raises(files.CalibrationError, match="key 'models.m.classes'"):
+        enrol.load_profile(path)
