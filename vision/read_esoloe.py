@@ -88,8 +88,8 @@ SMALL_FACE_PX = 24.0  # ... and one under this is read less surely (``_floor``)
 SMALL_FLOOR = 0.2
 ALTERNATIVE_SHARE = 0.12  # an alternative less probable than this share of the reading's
 #   is not named (the referee considers none under a tenth)
-MAX_ALTERNATIVES = 3  # other stacks named per field at most (the referee combines at most
-#   256 readings, the least sure fields first: with 4 options a field, 4 fields; a field
+MAX_ALTERNATIVES = 4  # other stacks named per field at most (the referee combines at most
+#   256 readings, the least sure fields first: with 5 options a field, 3 fields; a field
 #   with more leaves others' alternatives out)
 HEIGHT_SURE = 0.9  # a stack read less surely may be a cube taller (``covered``)
 BLANK_UP = 1 / 3  # prior of a blank face up against each symbol up (cg.decide)
@@ -266,7 +266,7 @@ def _without_paint(view: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, to_
 
 def _top_candidates(image: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, geom: Geometry,
                     u: float, v: float, half: float, steep: bool,
-                    every: bool = True) -> list[tuple]:
+                    every: bool = True, first: tuple | None = None) -> list[tuple]:
     """Where the top face of the stack on the field centred at (u, v) may lie, as
     (u, v, yaw) on its plane ``H_top``, the likeliest first (the symbol model picks
     among them: ``_pick_tops``):
@@ -281,7 +281,8 @@ def _top_candidates(image: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, g
       view from above lie 1.5 mm outside a centred cube and compete), within the cube's
       play (``PLAY_MM``), scored over all four sides and over the weakest two.
 
-    ``every`` False: the first only (no model to pick with: 3andC's cubes).
+    ``every`` False: the first only (no model to pick with: 3andC's cubes). ``first``: the
+    first where it was already found (``_probe_heights``).
     """
     ppm = FACE_PX_PER_MM
     reach = half + 4.0
@@ -291,7 +292,8 @@ def _top_candidates(image: np.ndarray, H_top: np.ndarray, H_board: np.ndarray, g
     view = cv2.warpPerspective(image, H_top @ to_mm, (side, side),
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
-    first = _blob_square(image, H_top, u, v, half, geom.material) if steep else None
+    if first is None and steep:
+        first = _blob_square(image, H_top, u, v, half, geom.material)
     if first is None:
         gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
         first = _outline_fit(gray, u, v, MAX_OFFSET_MM, 0.5, MAX_YAW_DEG, 3.0)[0]
@@ -408,10 +410,13 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     if _behind(image, frame, geom, out, heights, reference, glaze):
         heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                                   frame.dist, prior=prior)
+    firsts: dict[int, tuple] = {}  # the top face found on the first level's plane
     if stacking and model is not None:
-        heights = _probe_heights(image, frame, H, geom, out, heights, calibration, model)
+        heights = _probe_heights(image, frame, H, geom, out, heights, calibration, model,
+                                 firsts)
     found = []  # per occupied field: where its top face may be
-    for field, (_, u, v, half), height in zip(out, geom.cells, heights, strict=True):
+    for i, (field, (_, u, v, half), height) in enumerate(zip(out, geom.cells, heights,
+                                                             strict=True)):
         if not field["occupied"]:
             continue
         n = height.cubes
@@ -419,7 +424,8 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         steep = _steep(frame, u, v, n * CUBE_MM)
         found.append({"field": field, "u": u, "v": v, "n": n, "height": height,
                       "H_top": H_top, "candidates": _top_candidates(
-                          image, H_top, H, geom, u, v, half, steep, model is not None)})
+                          image, H_top, H, geom, u, v, half, steep, model is not None,
+                          firsts.get(i) if n == 1 else None)})
     _pick_tops(image, found, calibration, model)
     stacks = []  # per occupied field: (field, u, v, top face u, v, yaw, height)
     for f in found:
@@ -483,27 +489,30 @@ def _steep(frame: _Frame, u: float, v: float, z: float) -> bool:
 
 
 def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geometry,
-                   fields: list, heights: list, calibration: dict | None, model) -> list:
+                   fields: list, heights: list, calibration: dict | None, model,
+                   firsts: dict) -> list:
     """The heights of the stacks no level of which was seen above the first (a field below
     an overhead camera), weighed by where their top face shows: the top face of a stack
     of n cubes lies on the plane 18 n mm up, on its field's centre (within the cubes'
     play), larger and, off the camera's axis, shifted outwards the taller the stack.
     For each n, the up face is cut on that plane at the field's centre and ``PROBE_MM``
-    off each way (turned as the face found on the first level's plane), all cuts of the
-    frame in one model run; n's likelihood grows as exp(``PROBE_SHARPNESS`` x the
-    log-odds of its surest symbol reading). Measured on dev renders (esoloe, overhead,
-    seeds 200..239, 142 stacks): the most likely height right 84 times against the
-    prior's 59, the truth's mean log-probability -0.89 against -1.23."""
-    nudges = [(du, dv) for du in (-PROBE_MM, 0.0, PROBE_MM) for dv in (-PROBE_MM, 0.0,
-                                                                          PROBE_MM)]
+    off it along both diagonals (turned as the face found on the first level's plane), all
+    cuts of the frame in one model run; n's likelihood grows as exp(``PROBE_SHARPNESS`` x
+    the log-odds of its surest symbol reading). Measured on dev renders (esoloe, overhead,
+    seeds 200..239, 142 stacks): the most likely height right 90 times against the
+    prior's 59, the truth's mean log-probability -0.89 against -1.23 (nine cuts a plane
+    instead of five: 84 times, -0.89). ``firsts`` gets each
+    probed field's top face found on the first level's plane (its turn is the probes')."""
+    nudges = [(0.0, 0.0)] + [(du, dv) for du in (-PROBE_MM, PROBE_MM)
+                             for dv in (-PROBE_MM, PROBE_MM)]
     crops, owners = [], []
     for i, (field, (_, u, v, half), height) in enumerate(zip(fields, geom.cells, heights,
                                                               strict=True)):
         if not field["occupied"] or height is None or not height.unseen:
             continue
-        first = frame.pose.plane_homography(CUBE_MM)
-        yaw = _top_candidates(image, first, H, geom, u, v, half,
-                              _steep(frame, u, v, CUBE_MM), False)[0][2]
+        firsts[i] = _top_candidates(image, frame.pose.plane_homography(CUBE_MM), H, geom, u,
+                                    v, half, _steep(frame, u, v, CUBE_MM), False)[0]
+        yaw = firsts[i][2]
         for n in range(1, len(height.probabilities) + 1):
             plane = frame.pose.plane_homography(n * CUBE_MM)
             for du, dv in nudges:
@@ -619,16 +628,20 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     cells: list[list[dict]] = []
     reading = Reading({"cells": cells})
     for i, field in enumerate(fields):
-        stack = []
-        for level, got in enumerate(field["cubes"] if field["occupied"] else ()):
-            stack.append({"player": got["player"], "faces": dict(got["faces"])})
+        cubes = field["cubes"] if field["occupied"] else []
+        stack = [{"player": got["player"], "faces": dict(got["faces"])} for got in cubes]
+        confidence, alternatives = _stack_readings(
+            field, stack, [got["player_confidence"] for got in cubes])
+        reading.add(confidence, f"cells.{i}", FACE_CONFIDENT, alternatives)
+        for level, got in enumerate(cubes):
             path = f"cells.{i}.{level}"
-            reading.add(got["player_confidence"], f"{path}.player", 0.9,
-                        [[1 - got["player"], round(1 - got["player_confidence"], 4)]])
+            # where the stack has alternatives, its cubes' other colours are among them: the
+            # referee puts a stack in before what lies in it, so an alternative of a cube's
+            # player would land on a cube of the other stack
+            reading.add(got["player_confidence"], f"{path}.player", 0.9, None if alternatives
+                        else [[1 - got["player"], round(1 - got["player_confidence"], 4)]])
             for d, p in got["face_probability"].items():
                 reading.add(p, f"{path}.faces.{d}", FACE_CONFIDENT)
-        confidence, alternatives = _stack_readings(field, stack)
-        reading.add(confidence, f"cells.{i}", FACE_CONFIDENT, alternatives)
         cells.append(stack)
     return reading
 
@@ -638,12 +651,15 @@ def _unseen(player: int) -> dict:
     return {"player": player, "faces": dict.fromkeys(DIRECTIONS)}
 
 
-def _stack_readings(field: dict, stack: list[dict]) -> tuple[float, list]:
+def _stack_readings(field: dict, stack: list[dict], players: list[float] = ()) -> tuple[
+        float, list]:
     """(probability of ``stack`` as read, the next most likely stacks of the field as
     ``uncertain`` alternatives [[stack, probability], ...]): the field empty or holding
     one cube (of the player its colour suggests) where its occupancy is unsure, the stack
-    lower (the cubes right under the top one taken out) or one or two cubes taller (cubes
-    of either player, unseen, put under the top one) as its heights' probabilities say.
+    with its least sure cube (``players``: each cube's player confidence) of the other
+    colour, the stack lower (the cubes right under the top one taken out) or one or two
+    cubes taller (cubes of either player, unseen, put under the top one) as its heights'
+    probabilities say.
     Alternatives under ``ALTERNATIVE_SHARE`` of the reading's probability are left out
     (the referee ignores those under a tenth), at most ``MAX_ALTERNATIVES``, taken by
     height from the most likely."""
@@ -656,6 +672,12 @@ def _stack_readings(field: dict, stack: list[dict]) -> tuple[float, list]:
     heights = field["heights"]
     n = len(stack)
     groups = [[([], 1 - p_cube)]]
+    confidence = p_cube * heights[n - 1]
+    if players and min(players) < FACE_CONFIDENT:
+        k = int(np.argmin(players))
+        flipped = [dict(c) for c in stack]
+        flipped[k]["player"] = 1 - flipped[k]["player"]
+        groups.append([(flipped, confidence * (1 - players[k]) / players[k])])
     for m in sorted(range(1, len(heights) + 1), key=lambda m: -heights[m - 1]):
         if m == n or m > n + 2:
             continue
@@ -665,7 +687,6 @@ def _stack_readings(field: dict, stack: list[dict]) -> tuple[float, list]:
             variants = [stack[:-1] + [_unseen(p) for p in players] + [stack[-1]]
                         for players in itertools.product((0, 1), repeat=m - n)]
         groups.append([(v, p_cube * heights[m - 1] / len(variants)) for v in variants])
-    confidence = p_cube * heights[n - 1]
     options: list = []
     for group in groups:
         group = [g for g in group if g[1] >= ALTERNATIVE_SHARE * confidence]
