@@ -25,6 +25,8 @@ the three Miwin dice before their holders.
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import cv2
 import numpy as np
 
@@ -96,22 +98,24 @@ def _hidden(H: np.ndarray, H_top: np.ndarray, H_table: np.ndarray, dice: list,
 def _empty_look(crops: np.ndarray, use: np.ndarray) -> np.ndarray:
     """Per field, its crop's look without a pawn: per pixel and channel a straight line
     over the fields' index (the light falls off along the 23 cm strip), fitted to the
-    fields ``use`` marks, then again without the two that depart most from it (at most
-    two hold a pawn)."""
-    x = np.arange(len(crops), dtype=np.float32)
-
-    def fit(w: np.ndarray) -> np.ndarray:
-        w = w.astype(np.float32) / w.sum()
-        xm = float(w @ x)
-        mean = np.tensordot(w, crops, 1)
-        slope = np.tensordot(w * (x - xm), crops - mean, 1) / float(w @ (x - xm) ** 2)
-        return mean + (x - xm)[:, None, None, None] * slope
-
-    line = fit(use)
-    far = np.linalg.norm(crops - line, axis=3).mean(axis=(1, 2))
-    keep = use.copy()
-    keep[np.argsort(-np.where(use, far, -1.0))[:2]] = False
-    return fit(keep) if keep.sum() >= 4 else line
+    fields ``use`` marks but two, the two whose leaving out fits the rest best (at most
+    two hold a pawn; a pawn on an end field would tilt a line fitted to all)."""
+    n = len(crops)
+    x = np.arange(n, dtype=np.float32)
+    flat = crops.reshape(n, -1)
+    pairs = [p for p in combinations(np.flatnonzero(use), 2)] if use.sum() >= 6 else []
+    keep = np.repeat(use[None].astype(np.float32), max(len(pairs), 1), axis=0)
+    for k, pair in enumerate(pairs):
+        keep[k, list(pair)] = 0.0
+    w = keep / keep.sum(axis=1, keepdims=True)  # (fits, fields): all fits at once
+    xm = w @ x
+    mean = w @ flat
+    dx = x[None] - xm[:, None]
+    slope = (w * dx) @ flat / (w * dx ** 2).sum(axis=1, keepdims=True)
+    lines = mean[:, None] + dx[..., None] * slope[:, None]  # (fits, fields, pixels)
+    far = np.linalg.norm((flat[None] - lines).reshape(len(w), n, -1, crops.shape[-1]), axis=3)
+    best = int(np.argmin((far.sum(axis=2) * keep).sum(axis=1)))
+    return lines[best].reshape(crops.shape)
 
 
 def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.ndarray],
