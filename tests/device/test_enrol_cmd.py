@@ -79,7 +79,5 @@ def test_cubes_stones_enrol(tmp_path, capsys):
     assert "show the orange 6 stone, inactive side up (black disc, white digit)" in err
     summary = json.loads(out)
     assert (summary["model"], summary["head"], summary["captures"]) == ("stone", "token", 82)
-    # stones cut from whole frames as the reader cuts them (any camera, a board found):
-    # harder than the renderer's stone crops the model was trained on (0.73 from 2 each)
-    assert summary["cross_validated_accuracy"] >= 0.65
+    assert summary["cross_validated_accuracy"] >= 0.8
     assert enrol.load_profile(out_file).adaptations["stone"].turns == 1
