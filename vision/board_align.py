@@ -74,6 +74,7 @@ def _corner_moves() -> np.ndarray:
 
 
 CORNER_MOVES = _corner_moves()
+NEXT = [1, 2, 3, 0]  # each corner's next one, clockwise (np.roll is slower here)
 
 
 def _homographies(src: np.ndarray, quads: np.ndarray) -> np.ndarray:
@@ -162,8 +163,8 @@ def _sound(quads: np.ndarray, aspect: float) -> np.ndarray:
     """Per quad (k, 4, 2; nw ne se sw): convex, turning clockwise on screen, its
     east-west sides to its north-south ones within what perspective makes of the board's
     ``aspect`` (width / depth), and its opposite sides alike."""
-    e = np.roll(quads, -1, axis=1) - quads
-    f = np.roll(e, -1, axis=1)
+    e = quads[:, NEXT] - quads
+    f = e[:, NEXT]
     cross = e[:, :, 0] * f[:, :, 1] - e[:, :, 1] * f[:, :, 0]
     length = np.linalg.norm(e, axis=2)
     ratio = (length[:, 0] + length[:, 2]) / np.maximum(length[:, 1] + length[:, 3], 1e-9)
