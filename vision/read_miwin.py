@@ -47,6 +47,7 @@ GAP_MM = 3.0  # ... this far out (a blurred edge bleeds into its first millimetr
 MAX_PIP_SHIFT_MM = 6.0  # the pips' centroid moves a top's centre at most this far
 BG_SHRINK = 4  # the table's look round a die is taken on the view shrunk this many times
 NEUTRAL = np.array([80.0, 128.0, 128.0], np.float32)  # OpenCV Lab: a die's colour against it
+BLACK_CAP = 1.5  # black's score capped at this many PRESENT where its top is placed
 CROP_FILL = 0.62  # the die's share of the crop side (models/pips.md: 60..90 %; best here)
 
 
@@ -239,6 +240,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         x0, x1 = max(x - r, 0), min(x + r + 1, mean.shape[1])
         # the pips belong to the die: filled with the colour round them
         part, body = score[y0:y1, x0:x1], (~pip[y0:y1, x0:x1]).astype(np.float32)
+        if colour == "black":  # its shaded side faces are blacker than its lit top: as
+            part = np.minimum(part, BLACK_CAP * PRESENT)  # black, the far strips place it
         filled = np.where(body > 0, part, cv2.blur(part, (k, k)) / np.maximum(
             cv2.blur(body, (k, k)), 0.05))
         fit = cv2.filter2D(filled, -1, kernel, borderType=cv2.BORDER_CONSTANT) \
