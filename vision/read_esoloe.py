@@ -74,8 +74,9 @@ HIDDEN_CONFIDENCE = 0.5  # occupancy of a field another stack hides from the cam
 STACKING = ("esoloe",)  # the games whose cubes stack (the 3x3 games' rules forbid it:
 #   rules.esoloe, "no-stacking")
 PROBE_MM = 0.75  # a top face is sought this far off its field's centre each way
-PROBE_SHARPNESS = 1.0  # ... and a height's likelihood grows as exp(this x log-odds), the
-#   best of 0.25..3 on the dev renders above
+PROBE_SHARPNESS = 0.5  # ... and a height's likelihood grows as exp(this x log-odds): on dev
+#   renders 0.5 and 1 are the best of 0.25..3 (92 and 90 of 142 right); 1 read the demo's
+#   single cubes 2..3 high on a board found 1.4 px off (0.5: none), so 0.5
 HIDDEN_KEEP = 0.5  # ... and the share of its height's evidence kept (the rest: the prior)
 HIDDEN_SHARE = 0.3  # ... when this share of its centre is hidden (the occupancy test's median)
 FOOTPRINT_MM = 7.0  # board points this near a field's centre lie under its cube, if any
@@ -499,9 +500,8 @@ def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geomet
     off it along both diagonals (turned as the face found on the first level's plane), all
     cuts of the frame in one model run; n's likelihood grows as exp(``PROBE_SHARPNESS`` x
     the log-odds of its surest symbol reading). Measured on dev renders (esoloe, overhead,
-    seeds 200..239, 142 stacks): the most likely height right 90 times against the
-    prior's 59, the truth's mean log-probability -0.89 against -1.23 (nine cuts a plane
-    instead of five: 84 times, -0.89). ``firsts`` gets each
+    seeds 200..239, 142 stacks): the most likely height right 92 times against the
+    prior's 59, the truth's mean log-probability -0.99 against -1.23. ``firsts`` gets each
     probed field's top face found on the first level's plane (its turn is the probes')."""
     nudges = [(0.0, 0.0)] + [(du, dv) for du in (-PROBE_MM, PROBE_MM)
                              for dv in (-PROBE_MM, PROBE_MM)]

@@ -52,6 +52,19 @@ def test_a_stack_of_unsure_height_names_lower_and_taller_stacks():
     assert [] not in values
 
 
+def test_an_unseen_cube_colour_is_named_as_a_whole_stack():
+    """The referee puts a stack in before what lies in it: the other colour of a cube is
+    named as the stack with that cube turned, not as an alternative of the cube alone."""
+    field = {"occupied": True, "confidence": 0.99, "heights": (0.1, 0.8, 0.08, 0.02)}
+    stack = [_cube(0), _cube(1)]
+    confidence, alternatives = _stack_readings(field, stack, [0.5, 0.95])
+    flipped = [v for v, _ in alternatives if len(v) == 2]
+    assert flipped == [[_cube(1), _cube(1)]]
+    # as likely as the stack as read: the lower cube's colour was read at 0.5
+    assert [p for v, p in alternatives if v == flipped[0]] == [pytest.approx(confidence,
+                                                                              abs=1e-4)]
+
+
 def test_an_unsure_empty_field_names_a_cube_of_the_likely_player():
     field = {"occupied": False, "confidence": 0.7, "player": 1, "player_confidence": 0.8}
     confidence, alternatives = _stack_readings(field, [])
@@ -80,6 +93,16 @@ def test_overhead_occupancy_is_sure_and_heights_carry_alternatives(overhead):
         assert f"cells.{i}" not in doubts
     stack = doubts["cells.0"]  # the two-stack: its true height is among the alternatives
     assert len(cells[0]) == 2 or any(len(v) == 2 for v, _ in stack["alternatives"])
+
+
+def test_no_cube_alternative_inside_a_stack_with_alternatives(overhead):
+    _, reading = overhead
+    stacks = {u["path"] for u in reading.uncertain if u.get("alternatives")
+              and u["path"].count(".") == 1}
+    for u in reading.uncertain:
+        parent = ".".join(u["path"].split(".")[:2])
+        if u["path"] != parent and parent in stacks:
+            assert not u.get("alternatives"), u
 
 
 def test_the_referee_takes_the_legal_height(overhead):
