@@ -139,12 +139,17 @@ def stone_field_crops(image: np.ndarray, fix, fields: Sequence[str],
     cuts them: its ``planes`` for the board's fix (``vision.board.BoardFix``: the
     registered corners or the board found) and ``calibration`` (``K``, ``dist``), then
     its ``stone_crop`` at the field's centre on the stones' top plane. So a profile
-    learns the picture the reader will give it."""
+    learns the picture the reader will give it. ``EnrolError`` where the corners fit no
+    camera pose."""
     from vision.board import geometry
     from vision.read_cubes import planes, stone_crop
 
     centres = field_centres(fields)
-    top = planes(image, fix, geometry("cubes"), calibration)[1]
+    try:
+        top = planes(image, fix, geometry("cubes"), calibration)[1]
+    except ValueError as err:  # vision.grid.board_pose: the corners fit no camera
+        raise EnrolError(f"the board's corners in this frame fit no camera ({err}): "
+                         "show the whole board") from None
     return [stone_crop(image, top, u, v) for u, v in centres]
 
 

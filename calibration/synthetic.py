@@ -52,7 +52,8 @@ def field_frame(seed: int, frame: int, variant: str | None = None):
     the frame's): every stone (a white one, each coloured stone on both sides: 41) on a
     field of its own, drawn for the frame, the rest empty; its stones and
     ``FIELD_EMPTY`` empty fields cut as the reader cuts them, with their (piece, label)
-    keys (an empty field: ``enrol.EMPTY_FACE``'s). None where the board is not found."""
+    keys (an empty field: ``enrol.EMPTY_FACE``'s). None where the board is not found (or
+    found so wrongly that no camera fits its corners)."""
     from calibration.enrol import EMPTY_FACE, plan, stone_field_crops
     from vision.board import find_board, geometry
     from vision.render.frame import RenderOptions, render_scene
@@ -77,7 +78,10 @@ def field_frame(seed: int, frame: int, variant: str | None = None):
     names = [f"{i // 10},{i % 10}" for i in fields]
     keys = [(f.piece, f.label) for f in faces] + [(EMPTY_FACE.piece, EMPTY_FACE.label)] * \
         FIELD_EMPTY
-    return stone_field_crops(image, fix, names), keys
+    try:
+        return stone_field_crops(image, fix, names), keys
+    except EnrolError:  # a board found wrongly: no camera fits its corners
+        return None
 
 
 def render(kind: str, n: int, seed: int, start: int = 0, variant: str | None = None):

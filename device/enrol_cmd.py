@@ -136,7 +136,11 @@ class _Camera:
             else:
                 fix = find_board(image, geometry("cubes"))
             if fix is not None:
-                return stone_field_crops(image, fix, [self.field], self.calibration)[0]
+                try:
+                    return stone_field_crops(image, fix, [self.field], self.calibration)[0]
+                except EnrolError:  # a board found wrongly: the next frame
+                    if corners is not None:
+                        raise
         raise EnrolError(f"no Cubes board seen in {FIND_FRAMES} frames: show the whole board, "
                          "or register it (tableref calibrate board) and give --board")
 

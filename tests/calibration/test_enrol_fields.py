@@ -121,3 +121,14 @@ def test_field_arguments(capsys, tmp_path, argv, message):
     status = main(["enrol", *argv, "--out", str(tmp_path / "p.json")])
     err = capsys.readouterr().err
     assert status == 2 and message in err and "Traceback" not in err, err
+
+
+def test_corners_no_camera_fits_are_an_enrol_error(monkeypatch, frame):
+    image, fix, _ = frame
+
+    def no_pose(*args):
+        raise ValueError("no camera pose fits the board corners")
+
+    monkeypatch.setattr(read_cubes, "planes", no_pose)
+    with pytest.raises(enrol.EnrolError, match="fit no camera .*show the whole board"):
+        enrol.stone_field_crops(image, fix, ["4,4"])
