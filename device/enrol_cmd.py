@@ -214,5 +214,5 @@ def run(args: argparse.Namespace) -> int:
                       "turns": profile.models[p.model]["turns"],
                       "captures": cv["captures"], "cross_validated_accuracy": cv["accuracy"],
                       "per_class": cv["per_class"], "methods": cv["methods"],
-                      "weak": weak}), flush=True)
+                      "beat_model": cv.get("beat_model"), "weak": weak}), flush=True)
     return 0
