@@ -5,20 +5,25 @@ camera on a stand mostly sees the board where it was. Per frame the tracker chec
 last fix first, on a crop round it only:
 
 - **still**: the board's pattern (``vision.board.pattern_check``: its outline and
-  painted lines) shows where the last corners put it, nearly as much as when it was
-  found (``STALE_SHARE``), and its edges lie off the corners' model by at most
-  ``STILL_PX`` (median) more than when the fix was made (a fine fit leaves some offset
-  on a printed board): the last fix stands, nothing else is done;
+  painted lines) shows where the last corners put it, nearly as much as it did the last
+  time it was seen so (``STALE_SHARE``; pieces placed since hide a little more each
+  time) and at least ``STILL_SHARE`` of what it showed when the fix was made, and its
+  edges lie off the corners' model by at most ``STILL_PX`` (median) more than when the
+  fix was made (a fine fit leaves some offset on a printed board): the last fix stands,
+  nothing else is done;
 - **stale or hidden**: what shows is in place, but less of it. A hand over the board
   hides part of the pattern; a board pushed by a pixel or two shows it the same way
   (the edges across the push fall beyond 1 px and are not counted, those along it stay
   in place, so the median offset stays small: 1 mm pushed on the Cubes board keeps
-  only 55 % of the pattern, under ``STILL_SHARE``, and 0.3 degrees turned 89 %, over
-  it). So the corners are re-fitted from the last ones (``fit_model``, as for
-  **moved**); a re-fit that shows ``REFIT_GAIN`` more of the pattern and as much as a
-  still board (``STALE_SHARE``: under a hand a re-fit may gain a little on wrong
-  edges, never the hidden part) is the board pushed (**moved**); else the last fix
-  stands: **still** when at least ``STILL_SHARE`` shows, else **hidden** (a hand);
+  only 55 % of the pattern, and 0.3 degrees turned 89 %, which the still check used to
+  pass). So the corners are re-fitted from the last ones (``fit_model``, as for
+  **moved**); a re-fit that shows ``REFIT_GAIN`` more of the pattern and nearly as much
+  as the board showed before (``STALE_SHARE``: under a hand a re-fit may gain a little
+  on wrong edges, never the hidden part) is the board pushed (**moved**); else the last
+  fix stands: **still**, or **hidden** (a hand) under ``STILL_SHARE`` of the fix's
+  share. While about as much shows as when a re-fit last found nothing better
+  (within ``STALE_SHARE`` either way), it is not tried again (a hand held over the
+  board costs one re-fit, not one a frame);
 - **moved**: it shows shifted (the board was pushed, the camera knocked a little): the
   corners are re-fitted from the last ones (``fit_model``, edges looked for up to
   ``NUDGE_PX`` away) and kept if the pattern shows as well again;
@@ -75,6 +80,8 @@ class BoardTracker:
         self.find = find  # finds the board anew: (image, geom) -> BoardFix | None
         self.last: BoardFix | None = None
         self.reference = 0.0  # pattern share when the last fix was made
+        self.shown = 0.0  # ... when the board was last seen in place, nothing hiding more
+        self.tried = -1.0  # ... when a re-fit last found nothing better (-1: none since)
         self.offset = 0.0  # median offset of the pattern's edges then (px)
 
     def _crop(self, image: np.ndarray, corners: np.ndarray):
@@ -89,9 +96,12 @@ class BoardTracker:
         return fit_grey(image[y0:y1, x0:x1]), np.array([x0, y0], np.float64)
 
     def _keep(self, fix: BoardFix, share: float, shift: float, status: str) -> Track:
-        self.last, self.reference = fix, share
+        self.last, self.reference, self.shown, self.tried = fix, share, share, -1.0
         self.offset = shift if np.isfinite(shift) else 0.0
         return Track(fix, status)
+
+    def _in_place(self, share: float) -> Track:
+        return Track(self.last, "still" if share >= STILL_SHARE * self.reference else "hidden")
 
     def update(self, image: np.ndarray) -> Track:
         """The board in ``image`` (BGR uint8, the frame after the last one given)."""
@@ -102,23 +112,27 @@ class BoardTracker:
                 corners = self.last.corners - origin
                 share, _, shift = pattern_check(grey, corners, geom, CHECK_POINTS)
                 in_place = shift <= self.offset + STILL_PX
-                if in_place and share >= STALE_SHARE * self.reference:
-                    return Track(self.last, "still")
+                shows = in_place and share >= STALE_SHARE * self.shown
+                if shows:  # pieces placed hide a little of it each time
+                    self.shown = share
+                # as when the last re-fit found nothing better: nothing changed since
+                same = STALE_SHARE * self.tried <= share <= self.tried / STALE_SHARE
+                if (shows or in_place and same) and share >= HIDDEN_SHARE * self.reference:
+                    return self._in_place(share)
                 fitted = fit_model(grey, corners, geom, wide=NUDGE_PX)
                 new_share, _, new_shift = pattern_check(grey, fitted, geom, CHECK_POINTS)
                 step = float(np.linalg.norm(fitted - corners, axis=1).max())
-                # in place, only a re-fit that shows the pattern as a still board does is
-                # a push: under a hand it can gain a little by locking onto wrong edges
-                enough = (new_share >= STALE_SHARE * self.reference
+                # in place, only a re-fit that shows the pattern as the board did is a
+                # push: under a hand it can gain a little by locking onto wrong edges
+                enough = (new_share >= STALE_SHARE * self.shown
                           and new_share >= share + REFIT_GAIN) if in_place else (
                     new_share >= STILL_SHARE * self.reference)
                 if enough and step <= REFIT_PX:
                     return self._keep(BoardFix(fitted + origin, self.last.corners),
                                       new_share, new_shift, "moved")
-                if in_place and share >= STILL_SHARE * self.reference:
-                    return Track(self.last, "still")
                 if in_place and share >= HIDDEN_SHARE * self.reference:
-                    return Track(self.last, "hidden")  # what shows is in place
+                    self.tried = share
+                    return self._in_place(share)
         return self.anew(image)
 
     def anew(self, image: np.ndarray, keep: bool = True) -> Track:
