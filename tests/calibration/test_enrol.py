@@ -224,7 +224,11 @@ def test_stones_enrol_as_tokens():
             session.add(face, crop)
     ad = session.adapt()
     assert set(ad.cv["methods"]) == set(enrol.AUTO_METHODS)
-    assert set(ad.labels) == {f.label for f in faces}
+    # an adaptation answers the enrolled tokens; the model itself (auto's choice where no
+    # adaptation reads the captures significantly better) all of its tokens
+    assert set(ad.labels) == ({f.label for f in faces} if ad.method != "model" else
+                              set(enrol.head_log_probs(model.heads, model.logits(crops[:1]),
+                                                       enrol.TOKEN)[0]))
     test = [(crop, f.label) for f in faces for crop in by_label[f.label][2:]]
     profile = enrol.Profile(files.EnrolmentProfile("cubes", {"stone": ad.to_json()}))
     got = profile.predict("stone", model, [crop for crop, _ in test])
