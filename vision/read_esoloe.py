@@ -51,7 +51,7 @@ CUBE_MM = cg.CUBE_MM  # vision.render.pieces.CUBE_MM, the publisher's size
 # lightness over the glaze's (a cube's shadow on the glaze darkens it a little and keeps
 # its colour; a cube in shade is much darker); fitted on dev renders (seeds 200..239,
 # esoloe and 3andC, overhead and oblique, 1120 fields: 95.3 % right against the old score
-# threshold's 94.0 %, from above 98.4 % against 95.5 %; of the fields given 0.97 or more,
+# threshold's 94.0 %, from above 96.8 % against 95.5 %; of the fields given 0.97 or more,
 # 98.9 % right; obliquely a field behind a stack is judged on what is seen past it)
 OCCUPANCY_WEIGHTS = (0.54, -2.77, 2.27, -4.91)
 GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
