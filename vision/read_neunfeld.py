@@ -100,22 +100,27 @@ def _empty_look(crops: np.ndarray, use: np.ndarray) -> np.ndarray:
     over the fields' index (the light falls off along the 23 cm strip), fitted to the
     fields ``use`` marks but two, the two whose leaving out fits the rest best (at most
     two hold a pawn; a pawn on an end field would tilt a line fitted to all)."""
-    n = len(crops)
+    n, size, _, channels = crops.shape
     x = np.arange(n, dtype=np.float32)
-    flat = crops.reshape(n, -1)
     pairs = [p for p in combinations(np.flatnonzero(use), 2)] if use.sum() >= 6 else []
     keep = np.repeat(use[None].astype(np.float32), max(len(pairs), 1), axis=0)
     for k, pair in enumerate(pairs):
         keep[k, list(pair)] = 0.0
-    w = keep / keep.sum(axis=1, keepdims=True)  # (fits, fields): all fits at once
-    xm = w @ x
-    mean = w @ flat
-    dx = x[None] - xm[:, None]
-    slope = (w * dx) @ flat / (w * dx ** 2).sum(axis=1, keepdims=True)
-    lines = mean[:, None] + dx[..., None] * slope[:, None]  # (fits, fields, pixels)
-    far = np.linalg.norm((flat[None] - lines).reshape(len(w), n, -1, crops.shape[-1]), axis=3)
+
+    def fit(flat: np.ndarray, keep: np.ndarray) -> np.ndarray:  # (fits, fields, pixels)
+        w = keep / keep.sum(axis=1, keepdims=True)
+        dx = x[None] - (w @ x)[:, None]
+        slope = (w * dx) @ flat / (w * dx ** 2).sum(axis=1, keepdims=True)
+        return (w @ flat)[:, None] + dx[..., None] * slope[:, None]
+
+    # the pair chosen on the crops shrunk to 4 x 4 (all fits at once), the line on all
+    cell = size // 4
+    small = crops[:, :4 * cell, :4 * cell].reshape(n, 4, cell, 4, cell, channels).mean(
+        axis=(2, 4)).reshape(n, -1)
+    far = np.linalg.norm((small[None] - fit(small, keep)).reshape(len(keep), n, -1, channels),
+                         axis=3)
     best = int(np.argmin((far.sum(axis=2) * keep).sum(axis=1)))
-    return lines[best].reshape(crops.shape)
+    return fit(crops.reshape(n, -1), keep[best:best + 1])[0].reshape(crops.shape)
 
 
 def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.ndarray],
