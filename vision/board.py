@@ -255,7 +255,7 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     found.sort(key=lambda f: -f[0])
     notched.sort(key=lambda f: -f[0])
     out: list[np.ndarray] = []
-    strips = [(q + 0.5) / scale - 0.5 for q in _strip_candidates(grey, geom)]
+    strips = [(q + 0.5) / scale - 0.5 for q in _strip_candidates(small, grey, geom)]
     for quads, most in (((q for _, q in found), CANDIDATES), (strips, len(strips)),
                         ((q for _, q in notched), NOTCHED)):
         most += len(out)
@@ -268,11 +268,12 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     return out
 
 
-def _strip_candidates(grey: np.ndarray, geom: Geometry) -> list[np.ndarray]:
+def _strip_candidates(small: np.ndarray, grey: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     """On a strip of a board (Neunfeld's, whose region merges with the dice and pawns
     beside it): quads between two long straight edges (``_straight_edges``) nearly
-    parallel, as far apart as the strip's aspect allows, the longest first (at most
-    ``STRIPS``)."""
+    parallel, as far apart as the strip's aspect allows, ranked by their length times how
+    far their colour lies from both sides beside them (``_band_contrast``: the table's
+    grain gives many long pairs), at most ``STRIPS``."""
     if geom.aspect < STRIP_ASPECT:
         return []
     found = []
@@ -294,9 +295,22 @@ def _strip_candidates(grey: np.ndarray, geom: Geometry) -> list[np.ndarray]:
                 continue
             quad = np.array([lo * d + off_a * n, hi * d + off_a * n,
                              hi * d + off_b * n, lo * d + off_b * n])
-            found.append((long * overlap, quad))
+            found.append((_band_contrast(small, quad) * long * overlap, quad))
     found.sort(key=lambda f: -f[0])
     return [q for _, q in found[:STRIPS]]
+
+
+def _band_contrast(small: np.ndarray, quad: np.ndarray) -> float:
+    """How far (BGR levels) the mean colour inside a strip's ``quad`` (its long sides
+    0-1 and 3-2) lies from the nearer of the means of the bands as wide beside it."""
+    a, b = quad[:2], quad[[3, 2]]
+    src = np.concatenate([2 * a - b, (2 * b - a)[::-1]]).astype(np.float32)
+    dst = np.float32([[0, 0], [96, 0], [96, 24], [0, 24]])
+    band = cv2.warpPerspective(small, cv2.getPerspectiveTransform(src, dst), (96, 24),
+                               flags=cv2.INTER_AREA).astype(np.float32)
+    inner = band[9:15].mean(axis=(0, 1))
+    return float(min(np.linalg.norm(inner - band[1:7].mean(axis=(0, 1))),
+                     np.linalg.norm(inner - band[17:23].mean(axis=(0, 1)))))
 
 
 def _straight_edges(grey: np.ndarray) -> list[tuple[np.ndarray, float, float, float]]:

@@ -180,3 +180,17 @@ def test_neunfeld_edge_model_lines_inside_the_board():
                        geom.depth / 2 - 1.6)
     assert (model.line & ~stitch & _pattern_points(geom, model)).sum() > 0
 
+
+
+def test_a_strip_of_its_own_colour_outranks_a_band_of_the_table():
+    # the table's grain gives many pairs of long parallel edges; the board's strip is the
+    # pair whose inside differs from both sides beside it
+    from vision.board import _band_contrast
+
+    image = np.full((200, 400, 3), (60, 100, 150), np.uint8)
+    cv2.line(image, (20, 40), (380, 40), (40, 80, 130), 1)  # grain lines
+    cv2.line(image, (20, 60), (380, 60), (40, 80, 130), 1)
+    cv2.rectangle(image, (40, 120), (360, 140), (40, 50, 170), -1)  # the strip
+    strip = np.array([[40, 120], [360, 120], [360, 140], [40, 140]], np.float64)
+    grain = np.array([[20, 40], [380, 40], [380, 60], [20, 60]], np.float64)
+    assert _band_contrast(image, strip) > 30 > 5 > _band_contrast(image, grain)
