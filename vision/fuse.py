@@ -3,9 +3,10 @@
 Each camera is read on its own (``vision.observe.observe``, each with its calibration);
 ``fuse`` merges the two e-SOLO-e family observations element by element:
 
-- a stack: when both cameras see the same height the cubes are merged one by one; when
-  they differ the one read with the higher confidence is written and listed in
-  ``uncertain`` with the other as its alternative;
+- a stack: when both cameras see the same height the cubes are merged one by one (an
+  unsure stack keeps the surer camera's other stacks as its alternatives); when they
+  differ the one read with the higher confidence is written and listed in ``uncertain``
+  with the other as its alternative;
 - a player or a face: the reading with the higher confidence; two readings that disagree
   are listed in ``uncertain`` (each with its share of the two confidences, the other one
   as the alternative); a face one camera left null is filled by the other;
@@ -32,9 +33,15 @@ def _confidences(obs: dict) -> dict[str, float]:
     return {u["path"]: float(u["confidence"]) for u in obs.get("uncertain", [])}
 
 
+def _alternatives(obs: dict) -> dict[str, list]:
+    return {u["path"]: u["alternatives"] for u in obs.get("uncertain", [])
+            if u.get("alternatives")}
+
+
 class _Merge:
     def __init__(self, a: dict, b: dict):
         self.ca, self.cb = _confidences(a), _confidences(b)
+        self.aa, self.ab = _alternatives(a), _alternatives(b)
         self.uncertain: list[dict] = []
 
     def pick(self, path: str, va, vb):
@@ -79,7 +86,10 @@ def fuse(a: dict, b: dict, cube_set: str | None = None) -> dict:
                 m.carry(f"{path}.{j}", conf)
             cells.append(copy.deepcopy(chosen))
             continue
-        m.pick(path, len(sa), len(sb))  # same height: only its confidence counts
+        m.pick(path, len(sa), len(sb))  # same height: its confidence, the surer one's others
+        others = (m.aa if m.ca.get(path, 1.0) >= m.cb.get(path, 1.0) else m.ab).get(path)
+        if others and m.uncertain and m.uncertain[-1]["path"] == path:
+            m.uncertain[-1]["alternatives"] = copy.deepcopy(others)
         stack = []
         for j, (ka, kb) in enumerate(zip(sa, sb, strict=True)):
             cp = f"{path}.{j}"
@@ -94,6 +104,11 @@ def fuse(a: dict, b: dict, cube_set: str | None = None) -> dict:
     out = {k: v for k, v in a.items() if k not in ("position", "uncertain", "confidence")}
     out["position"] = {"cells": cells}
     out["uncertain"] = [u for u in m.uncertain if _exists(out["position"], u["path"])]
+    named = {u["path"] for u in out["uncertain"] if u.get("alternatives")
+             and u["path"].count(".") == 1}
+    for u in out["uncertain"]:  # the referee puts a stack in before what lies in it
+        if ".".join(u["path"].split(".")[:2]) in named - {u["path"]}:
+            u.pop("alternatives", None)
     out["confidence"] = round(min([u["confidence"] for u in out["uncertain"]] +
                                   [max(a.get("confidence", 1.0), b.get("confidence", 1.0))]),
                               4)

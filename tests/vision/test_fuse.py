@@ -49,6 +49,23 @@ def test_disagreement_keeps_the_surer_reading_with_the_other_as_alternative():
     assert out["confidence"] == min(u["confidence"] for u in out["uncertain"])
 
 
+def test_an_unsure_stack_both_cameras_read_keeps_its_alternatives():
+    cube = {"player": 0, "faces": _faces()}
+    taller = [[{"player": 1, "faces": _faces()}, cube], 0.2]
+    a = _obs([[cube], [], [], [], []], [{"path": "cells.0", "confidence": 0.5,
+                                        "alternatives": [taller]}])
+    b = _obs([[{"player": 1, "faces": _faces()}], [], [], [], []],
+             [{"path": "cells.0", "confidence": 0.6, "alternatives": [[[], 0.1]]},
+              {"path": "cells.0.0.player", "confidence": 0.55}])
+    out = fuse(a, b)
+    entries = {u["path"]: u for u in out["uncertain"]}
+    assert entries["cells.0"]["confidence"] == 0.6
+    assert entries["cells.0"]["alternatives"] == [[[], 0.1]]
+    # the cube's colour differs between the cameras, but inside a stack named with its
+    # alternatives a cube gets none of its own
+    assert "alternatives" not in entries["cells.0.0.player"]
+
+
 def test_heights_differ_the_surer_stack_wins():
     cube = {"player": 0, "faces": _faces()}
     a = _obs([[cube], [], [], [], []], [{"path": "cells.0", "confidence": 0.5}])
