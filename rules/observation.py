@@ -121,7 +121,7 @@ class Observation:
                 for u, (value, _) in sorted(zip(elements, combo, strict=True),
                                             key=lambda e: len(e[0].path)):
                     if value is not _KEEP:
-                        _set_path(data, u.path, value)
+                        _set_path(data, u.path, copy.deepcopy(value))
                 yield p, self.game.position_from_json(data, self.options)
             except (InvalidPosition, LookupError, TypeError):
                 # no such position, or an alternative inside an element another one
