@@ -41,11 +41,11 @@ def test_neunfeld_oblique_samples_are_read_exactly(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("camera,element,exact", [("overhead", 93.0, 60.0),
-                                                  ("oblique", 85.0, 40.0)])
+@pytest.mark.parametrize("camera,element,exact", [("overhead", 97.0, 85.0),
+                                                  ("oblique", 90.0, 55.0)])
 def test_neunfeld_reader_sweep(camera, element, exact):
-    # the reader alone on 40 dev renders (true corners); the levels measured when written
-    # (models/pips.md) less a margin: a fall below them is a regression
+    # the reader alone on 40 dev renders (true corners); the levels measured in session 4
+    # (docs/vision.md) less a margin: a fall below them is a regression
     from vision.measure import evaluate, summary
 
     row = summary(evaluate("neunfeld", range(100, 140), camera, truth_board=True))

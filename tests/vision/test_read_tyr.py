@@ -42,11 +42,11 @@ def test_tyr_oblique_samples_are_read_exactly(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("camera,element,exact", [("overhead", 94.0, 80.0),
-                                                  ("oblique", 88.0, 70.0)])
+@pytest.mark.parametrize("camera,element,exact", [("overhead", 96.0, 85.0),
+                                                  ("oblique", 92.0, 80.0)])
 def test_tyr_reader_sweep(camera, element, exact):
-    # the reader alone on 40 dev renders (true corners); the levels measured when written
-    # (models/pips.md) less a margin: a fall below them is a regression
+    # the reader alone on 40 dev renders (true corners); the levels measured in session 4
+    # (docs/vision.md) less a margin: a fall below them is a regression
     from vision.measure import evaluate, summary
 
     row = summary(evaluate("tyr", range(100, 140), camera, truth_board=True))
