@@ -9,8 +9,10 @@ offers one (``"other-set"``: other wood, symbol drawings, pip colours and light)
 Cubes' stones (kind ``field``) are not the renderer's stone crops but whole frames of one
 table (``seed``: its board, lamps and camera stay, as a table's do) with every stone on a
 field of its own, other fields each frame, cut as the Cubes reader cuts them
-(``calibration.enrol.stone_field_crops`` on the board ``vision.board.find_board`` finds):
-the picture the profile will be given when the reader reads a game at that table.
+(``calibration.enrol.stone_field_crops``) on the table's registered board (found on a
+frame of the empty board, as ``tableref calibrate board`` does, then used for every
+frame, as ``tableref enrol --board`` does): the picture the profile will be given when the
+reader reads a game at that table.
 """
 
 from __future__ import annotations
@@ -51,11 +53,11 @@ def field_frame(seed: int, frame: int, variant: str | None = None):
     lamps and camera, any camera, are the same in all its frames; the sensor noise is
     the frame's): every stone (a white one, each coloured stone on both sides: 41) on a
     field of its own, drawn for the frame, the rest empty; its stones and
-    ``FIELD_EMPTY`` empty fields cut as the reader cuts them, with their (piece, label)
-    keys (an empty field: ``enrol.EMPTY_FACE``'s). None where the board is not found (or
-    found so wrongly that no camera fits its corners)."""
+    ``FIELD_EMPTY`` empty fields cut as the reader cuts them on the registered board
+    (``registered_board``), with their (piece, label) keys (an empty field:
+    ``enrol.EMPTY_FACE``'s). None where the board was not found (or so wrongly that no
+    camera fits its corners)."""
     from calibration.enrol import EMPTY_FACE, plan, stone_field_crops
-    from vision.board import find_board, geometry
     from vision.render.frame import RenderOptions, render_scene
     from vision.render.positions import random_position
 
@@ -72,7 +74,7 @@ def field_frame(seed: int, frame: int, variant: str | None = None):
     position = random_position("cubes", scene)
     position["grid"] = grid
     image, _ = render_scene("cubes", position, scene, options=RenderOptions(frame=frame))
-    fix = find_board(image, geometry("cubes"))
+    fix = registered_board(seed)
     if fix is None:
         return None
     names = [f"{i // 10},{i % 10}" for i in fields]
@@ -82,6 +84,27 @@ def field_frame(seed: int, frame: int, variant: str | None = None):
         return stone_field_crops(image, fix, names), keys
     except EnrolError:  # a board found wrongly: no camera fits its corners
         return None
+
+
+_REGISTERED: dict = {}
+
+
+def registered_board(seed: int):
+    """The Cubes table ``seed``'s board as registered: found (``vision.board.find_board``)
+    on a frame of the empty board; None where it is not found. (On a board full of
+    stones the finder sometimes names it a quarter turn off: a registration is made on
+    the empty board.)"""
+    from vision.board import find_board, geometry
+    from vision.render.frame import render_scene
+    from vision.render.positions import random_position
+
+    if seed not in _REGISTERED:
+        scene = FIELD_SCENES + seed
+        position = random_position("cubes", scene)
+        position["grid"] = [["."] * 10 for _ in range(10)]
+        _REGISTERED[seed] = find_board(render_scene("cubes", position, scene)[0],
+                                       geometry("cubes"))
+    return _REGISTERED[seed]
 
 
 def render(kind: str, n: int, seed: int, start: int = 0, variant: str | None = None):
