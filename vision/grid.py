@@ -49,6 +49,9 @@ class BoardPose:
         return H / H[2, 2]
 
 
+POSE_PX = 10.0  # IPPE's pose putting a corner further off than this has failed (face on)
+
+
 def board_pose(fix: BoardFix, geom: Geometry, size: tuple[int, int],
                K: np.ndarray | None = None, dist: np.ndarray | None = None) -> BoardPose:
     """The board's pose from its four corners (``K`` None: the assumed camera)."""
@@ -61,10 +64,30 @@ def board_pose(fix: BoardFix, geom: Geometry, size: tuple[int, int],
     obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
     ok, rvec, tvec = cv2.solvePnP(obj, corners.astype(np.float64), K, None,
                                   flags=cv2.SOLVEPNP_IPPE)
-    if not ok:
+    if ok and np.isfinite(rvec).all() and np.isfinite(tvec).all():
+        R, _ = cv2.Rodrigues(rvec)
+        pose = BoardPose(K, R, tvec.reshape(3), calibrated)
+        seen = cv2.projectPoints(obj, rvec, tvec, K, None)[0].reshape(-1, 2)
+        if np.abs(seen - corners).max() <= POSE_PX:
+            return pose
+    # IPPE fails on a board seen exactly face on (NaN or a wrong pose): the plane's
+    # homography K [r1 r2 t] gives the pose directly
+    return _pose_from_homography(K, geom.corners_mm(), corners, calibrated)
+
+
+def _pose_from_homography(K: np.ndarray, mm: np.ndarray, corners: np.ndarray,
+                          calibrated: bool) -> BoardPose:
+    H = cv2.getPerspectiveTransform(mm.astype(np.float32), corners.astype(np.float32))
+    M = np.linalg.inv(K) @ H
+    scale = 1.0 / np.linalg.norm(M[:, 0])
+    if M[2, 2] * scale < 0:  # the board lies in front of the camera
+        scale = -scale
+    r1, r2, t = (M[:, i] * scale for i in range(3))
+    u, _, vt = np.linalg.svd(np.column_stack([r1, r2, np.cross(r1, r2)]))
+    R = u @ vt
+    if not (np.isfinite(R).all() and np.isfinite(t).all()):
         raise ValueError("no camera pose fits the board corners")
-    R, _ = cv2.Rodrigues(rvec)
-    return BoardPose(K, R, tvec.reshape(3), calibrated)
+    return BoardPose(K, R, t, calibrated)
 
 
 def cell_polygons(H: np.ndarray, geom: Geometry, shrink: float = 1.0) -> np.ndarray:
