@@ -99,7 +99,7 @@ MODELS: dict[str, ModelSpec] = {
             test_size=1000,
             epochs=16,
             # the pipeline's faces: cut from a found board (corners and turn a little off),
-            # small (under 24 px), defocused or dark; a sure class is what the reader weighs
+            # small (under 24 px), defocused or dark
             max_turn_deg=12.0,
             misalign=0.05,
             low_res=0.35,
@@ -107,7 +107,6 @@ MODELS: dict[str, ModelSpec] = {
             blur=0.25,
             blur_sigma=1.2,
             dark=0.2,
-            label_smoothing=0.01,
             grey_heads=("symbol", "rotation"),
         ),
         ModelSpec(
@@ -120,6 +119,9 @@ MODELS: dict[str, ModelSpec] = {
             train_size=16000,
             test_size=1000,
             epochs=24,
+            # the reader's crop is north up; the stones' own yaw (up to 12 degrees) is in
+            # the renders
+            max_turn_deg=15.0,
             grey_heads=("digit",),
         ),
     ]
