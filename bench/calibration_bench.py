@@ -11,6 +11,11 @@
   captures of every face (symbols, pips, Cubes stones), on held-out synthetic crops of
   the training set's look (``default``) and of a set unlike it (``other-set``: other
   wood, symbol drawings, pip colours, stone colours, light), for each method;
+- Cubes' stones as the reader cuts them (``stone_field_rows``): per rendered table, held-out
+  fields of its frames cut by the reader's own functions (``calibration.enrol.
+  stone_field_crops``), read by the model alone and by profiles enrolled on 5 captures
+  of every stone at that table cut the same way (after) or on the renderer's
+  axis-aligned stone crops (what enrolment captured before);
 - the real dice: enrol 5 crops of each pip count from one source group (crops the pip
   model was not trained on), measure on the other groups (and the rest of that group).
 """
@@ -101,15 +106,17 @@ def board_rows() -> list[dict]:
     return rows
 
 
-METHODS = ("prototypes", "linear", "nearest", "finetune", "auto")
-#: game -> render kind of its crops: symbols, pips, stones
-ENROL_GAMES = (("esoloe", "face"), ("tyr", "die"), ("cubes", "stone"))
+METHODS = ("model", "prototypes", "linear", "nearest", "finetune", "auto")
+#: game -> render kind of its crops: symbols, pips (stones: ``stone_field_rows``)
+ENROL_GAMES = (("esoloe", "face"), ("tyr", "die"))
 
 
 def _name(method: str, ad) -> str:
-    """The method as the table names it: the model's head counts beside prototypes; auto
+    """The method as the table names it: the model's head counts beside prototypes, and
+    ``model`` is the model alone over the enrolled classes on the profile's turns; auto
     names what it chose."""
-    chosen = "prototypes + model" if ad.method == "prototypes" else ad.method
+    chosen = {"prototypes": "prototypes + model",
+              "model": "model alone (no adaptation)"}.get(ad.method, ad.method)
     return f"auto ({chosen})" if method == "auto" else chosen
 
 
@@ -185,6 +192,74 @@ def synthetic_rows() -> list[dict]:
     return rows
 
 
+FIELD_TABLES = (11, 12, 13, 14)  # Cubes tables (calibration.synthetic.field_frame)
+FIELD_ENROL, FIELD_TEST = range(5), range(5, 11)  # each table's frames
+
+
+def stone_field_rows() -> list[dict]:
+    """Cubes at a table: its stones as the reader cuts them from frames of that table
+    (one camera, board and lamp per table), enrolled on 5 frames (5 captures of every
+    stone), read on 6 more (other fields: never the captures): the model alone (before)
+    and each method's profile from the table's own field captures, beside ``auto`` on
+    the renderer's axis-aligned stone crops (seed ``ENROL_SEED``, any table: what
+    enrolment captured before). Default look only: the renderer draws whole frames in the
+    games' own set."""
+    import time
+
+    from calibration import enrol, synthetic
+    from vision.classifier import Classifier
+
+    model = Classifier.load("stone")
+    plan = enrol.plan("cubes", model.heads)
+    known = {f.label for f in plan.faces}
+    axis = enrol.Session(plan, model)
+    user = synthetic.RenderedCrops("stone", ENROL_SEED)
+    for face in plan.faces:  # the renderer's stone crops show no empty field
+        for _ in range(enrol.CAPTURES if face.label != "." else 0):
+            axis.add(face, user(face))
+    start = time.process_time()
+    axis_ad = axis.adapt()
+    axis_cpu = time.process_time() - start
+    axis_profile = _profile("cubes", plan, axis_ad)
+    rows = []
+    for table in FIELD_TABLES:
+        test = [(c, k[1]) for frame in FIELD_TEST
+                for c, k in zip(*(synthetic.field_frame(table, frame) or ([], [])),
+                                strict=True) if k[1] in known]
+        crops, truth = [c for c, _ in test], [t for _, t in test]
+        before = _accuracy(plan, model.predict(crops), truth)
+        data = f"table {table}: field crops of 6 more frames"
+        rows.append(_row(f"stone accuracy, {_name('auto', axis_ad)}, enrolled on "
+                         "axis-aligned crops", data, len(crops), round(before, 3),
+                         round(_accuracy(plan, axis_profile.predict("stone", model, crops),
+                                         truth), 3),
+                         f"{len(axis.crops)} captures (renderer's stone crops, seed "
+                         f"{ENROL_SEED}), cross-validated {axis_ad.cv['accuracy']:.3f}; "
+                         f"adapting {axis_cpu:.1f} s CPU"))
+        session = enrol.Session(plan, model)
+        stock = defaultdict(list)
+        for frame in FIELD_ENROL:
+            cut = synthetic.field_frame(table, frame)
+            for c, k in zip(*(cut or ([], [])), strict=True):
+                stock[k].append(c)
+        for face in plan.faces:
+            for crop in stock[face.piece, face.label][:enrol.CAPTURES]:
+                session.add(face, crop)
+        for method in METHODS:
+            session.method = method
+            start = time.process_time()
+            ad = session.adapt()
+            cpu = time.process_time() - start
+            after = _accuracy(plan, _profile("cubes", plan, ad).predict("stone", model, crops),
+                              truth)
+            rows.append(_row(f"stone accuracy, {_name(method, ad)}, enrolled on the "
+                             "table's field crops", data, len(crops), round(before, 3),
+                             round(after, 3),
+                             f"{len(session.crops)} captures, cross-validated "
+                             f"{ad.cv['accuracy']:.3f}; adapting {cpu:.1f} s CPU"))
+    return rows
+
+
 def real_dice_rows() -> list[dict]:
     """Enrol ``REAL_PER_CLASS`` crops of each pip count from one source group (crops the
     pip model was not trained on), measure on each other group and the rest of that
@@ -237,7 +312,8 @@ def real_dice_rows() -> list[dict]:
 
 
 def measure() -> list[dict]:
-    return camera_rows() + board_rows() + synthetic_rows() + real_dice_rows()
+    return (camera_rows() + board_rows() + synthetic_rows() + stone_field_rows()
+            + real_dice_rows())
 
 
 if __name__ == "__main__":
