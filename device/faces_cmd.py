@@ -10,7 +10,8 @@ at a slant). The central square of the image (its shorter side) goes to the mode
   photo at a slant that shows side faces too reads worse.
 - ``stone``: models/stone.onnx; the label is the stone's grid token as the observation
   contract writes it (``W``, or colour letter and digit, upper case active: ``B4``,
-  ``o6``).
+  ``o6``; ``.`` where the model sees no stone). The model was trained on the Cubes
+  reader's crop: a square 1.33 stone sides wide, the board's north (the digit's top) up.
 
 One line per readable image: ``{"file": ..., "label": ..., "confidence": ...}`` (the
 probability of the label; for a coloured stone the product of its three heads').

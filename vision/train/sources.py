@@ -25,11 +25,6 @@ TEST_SEED_OFFSET = 1_000_003  # held-out renders come from the training seed + t
 
 RENDER_SIZE = 64  # rendered crop side in pixels; the classifier resizes to its input
 CHUNK = 250
-# The renderer frames a piece with its neighbourhood (the piece spans 35-50 % of the crop);
-# the pipeline's piece crops are tighter (the piece spans 60-90 %): ``_centre`` keeps the
-# central part (the readers' own cuts replaced it for dice, ``die_tops``, and stones,
-# ``stone_fields``).
-CENTRE = 0.625
 
 
 def _chunk(args: tuple[str, int, int, int, int]) -> tuple[np.ndarray, list[dict]]:
@@ -58,12 +53,6 @@ def _in_chunks(work, jobs: list[tuple], workers: int | None) -> tuple[list, list
     images = [image for part, _ in parts for image in part]
     labels = [label for _, part in parts for label in part]
     return images, labels
-
-
-def _centre(images: list[np.ndarray], keep: float = CENTRE) -> list[np.ndarray]:
-    side = images[0].shape[0] if images else 0
-    lo = round(side * (1 - keep) / 2)
-    return [image[lo:side - lo, lo:side - lo] for image in images]
 
 
 DIE_RENDER_SIZE = 80  # the die's top spans 27-40 px, as in a 1280 x 720 frame
@@ -193,7 +182,7 @@ def stone_fields(n: int, seed: int, workers: int | None = None):
     crops, tokens = [], []
     frame = 0
     while len(crops) < n:  # about 30 crops a frame; frames in order, so n decides the set
-        frames = max(FIELD_FRAMES, math.ceil((n - len(crops)) / 25))
+        frames = math.ceil((n - len(crops)) / 25)
         jobs = [(min(FIELD_FRAMES, frame + frames - f), seed, f)
                 for f in range(frame, frame + frames, FIELD_FRAMES)]
         more, more_tokens = _in_chunks(_field_chunk, jobs, workers)
