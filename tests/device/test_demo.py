@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from device.cli import main
@@ -58,5 +60,7 @@ def test_demo_runs_the_pipeline_announces_and_records(tmp_path, capsys):
     assert "Live page: http://127.0.0.1:" in out
     assert "scene settled, vision read it" in out
     assert " 0 false events" in out
+    announced = re.search(r"The script's \d+ events: (\d+) announced as scripted", out)
+    assert announced and int(announced[1]) >= 2, out  # the default game's moves are seen
     (record,) = list_records(tmp_path)
-    assert "[Game \"esoloe-3andc\"]" in out and f"written to {record.path}" in out
+    assert "[Game \"esoloe\"]" in out and f"written to {record.path}" in out
