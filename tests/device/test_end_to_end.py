@@ -30,29 +30,26 @@ from tests.device.service_helpers import ipc_dir
 ROOT = Path(__file__).resolve().parents[2]
 FAST_GAMES = {"esoloe-3andc"}
 
-#: why a game's announced events are not exactly the script's yet, as measured (16:00-16:40
-#: UTC, 74c257e and ead4ddc: each settled reading compared with the frame's ground truth, the
-#: layer at fault named; docs/device.md "The demo"): vision's limits, no false event in these
+#: why a game's announced events are not exactly the script's yet, as measured through the
+#: processes at a3560f2 (2026-11-23 19:24..19:28 UTC; docs/device.md "The demo"): vision's
+#: limits, no false event in any of them; the causes as traced where they were traced
 NOT_EXACT = {
-    "esoloe-3andc": "vision reads every position right, but gives each occupied field's "
-                    "stack height confidence 0.5 from above (no alternative listed), so the "
-                    "referee (threshold 0.9) calls the illegal change 'unclear', not a "
-                    "violation, and nothing is 'corrected'",
-    "esoloe-tictactoe": "besides the stack-height doubt, vision reads a cube (occupancy 0.5, "
-                        "no alternative) on an empty field next to a cube in 3 of 7 readings "
-                        "(cells.0, cells.5): those readings are 'unclear'",
-    "esoloe": "vision reads a cube (0.5) on an empty field in 5 of 7 readings (cells.2, "
-              "cells.1) and never the first cube's up face: every reading after the start "
-              "is 'unclear'",
-    "neunfeld": "vision finds no board in 4 of the 9 settled scenes; the first reading has "
-                "both pawns and the black die wrong (pawn 0 at the far end), so the game "
-                "begins over and the right readings after it are not judged",
-    "tyr": "vision reads the dice where they are, but the red die's top at 0.63 with legal "
-           "alternatives (4 at 0.18) and the dice's fields at 0.6-0.75 with none: every "
-           "reading is 'unclear'",
-    "cubes": "vision reads white stones as empty (grid.7.3 at 0.79, grid.5.5 at 0.62) and "
-             "each player's dependency at 0.6 with no alternative: 36 of 40 readings "
-             "are 'unclear' (3 moves announced)",
+    "esoloe-3andc": "6 of 8 (e31b4a3, 70c3c16): vision reads every position, but from above "
+                    "a cube put on a stack whose top looks the same is no visible change, so "
+                    "the illegal change is 'unclear', not a violation, and nothing is "
+                    "'corrected'",
+    "esoloe-tictactoe": "6 of 7: the moves are announced, the win is not (not traced yet)",
+    "esoloe": "4 of 7: the moves are announced, named in part (up faces unsure from above: "
+              "the board's pose from four corners is ill-conditioned overhead); the illegal "
+              "change 'unclear' as in 3andC; the win (a line of symbols) needs the up faces",
+    "neunfeld": "0 of 10, 7 readings 'unclear' (not traced at a3560f2; at 7af66b3 the board "
+                "was not found in some settled scenes and the first reading was wrong, so "
+                "the game began over)",
+    "tyr": "7 of 9: the moves are announced, the illegal change is 'unclear' (1), so no "
+           "violation or correction",
+    "cubes": "3 of 40, 36 readings 'unclear' (at e484b22 traced to white stones read empty "
+             "and each player's dependency card at 0.6 with no alternative; not traced again "
+             "with the retrained stone model)",
 }
 #: where the referee announced an event the script does not have (a known fault, measured)
 FALSE_EVENTS: dict[str, str] = {}
