@@ -161,15 +161,20 @@ def test_event_constructors_have_exactly_the_spec_keys():
         "move", "violation", "corrected", "win", "draw", "unclear"]
 
 
-def test_nested_alternatives_combine_or_are_skipped_where_the_parent_removed_the_child():
-    cube = {"player": 0, "faces": {d: None for d in
-                                   ("up", "down", "north", "south", "east", "west")}}
-    data = {"schema": "tableref/observation/1", "table": "t1", "game": "esoloe-tictactoe",
+CUBE = {"player": 0, "faces": {d: None for d in ("up", "down", "north", "south", "east", "west")}}
+
+
+def one_cube_observation(uncertain: list) -> dict:
+    """A tic-tac-toe observation: player 0's cube on field 0, ``uncertain`` as given."""
+    return {"schema": "tableref/observation/1", "table": "t1", "game": "esoloe-tictactoe",
             "seq": 1, "time": 0.0, "stable": True, "confidence": 0.5,
-            "position": {"cells": [[cube]] + [[] for _ in range(8)]},
-            "uncertain": [
-                {"path": "cells.0.0.player", "confidence": 0.5, "alternatives": [[1, 0.5]]},
-                {"path": "cells.0", "confidence": 0.6, "alternatives": [[[], 0.4]]}]}
+            "position": {"cells": [[CUBE]] + [[] for _ in range(8)]}, "uncertain": uncertain}
+
+
+def test_nested_alternatives_combine_or_are_skipped_where_the_parent_removed_the_child():
+    data = one_cube_observation([
+        {"path": "cells.0.0.player", "confidence": 0.5, "alternatives": [[1, 0.5]]},
+        {"path": "cells.0", "confidence": 0.6, "alternatives": [[[], 0.4]]}])
     o = parse_observation(json.dumps(data))
     stacks = [(round(p, 2), [c.player for c in r.cells[0]]) for p, r in o.readings()]
     assert stacks == [(0.3, [0]), (0.3, [1]), (0.2, [])]
@@ -181,17 +186,12 @@ def test_nested_alternatives_combine_or_are_skipped_where_the_parent_removed_the
 
 
 def test_an_alternative_taken_into_one_reading_is_not_changed_for_the_next():
-    cube = {"player": 0, "faces": {d: None for d in
-                                   ("up", "down", "north", "south", "east", "west")}}
-    data = {"schema": "tableref/observation/1", "table": "t1", "game": "esoloe-tictactoe",
-            "seq": 1, "time": 0.0, "stable": True, "confidence": 0.5,
-            "position": {"cells": [[cube]] + [[] for _ in range(8)]},
-            "uncertain": [
-                {"path": "cells.0", "confidence": 0.5, "alternatives": [[[cube], 0.5]]},
-                {"path": "cells.0.0.player", "confidence": 0.6, "alternatives": [[1, 0.4]]}]}
+    data = one_cube_observation([
+        {"path": "cells.0", "confidence": 0.5, "alternatives": [[[CUBE], 0.5]]},
+        {"path": "cells.0.0.player", "confidence": 0.6, "alternatives": [[1, 0.4]]}])
     o = parse_observation(json.dumps(data))
     stacks = [(round(p, 2), [c.player for c in r.cells[0]]) for p, r in o.readings()]
     # the stack's alternative (a cube of player 0) stays player 0 in the reading that
     # takes it alone, after the reading that took it with the inner player alternative
     assert sorted(stacks) == sorted([(0.3, [0]), (0.3, [0]), (0.2, [1]), (0.2, [1])])
-    assert o.uncertain[0].alternatives[0][0] == [cube]
+    assert o.uncertain[0].alternatives[0][0] == [CUBE]
