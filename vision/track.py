@@ -31,6 +31,13 @@ last fix first, on a crop round it only:
   camera moved farther);
 - **lost**: not found either: no fix (the next frame checks the last fix again first).
 
+A board found anew is named as the one tracked before it where its naming comes from
+the camera rule alone (``vision.board.orient``: boards without marks read): of the
+turns its shape allows, the one whose corners lie nearest the last fix's, when that one
+lies within ``RENAME_SHARE`` of the board's size: a board nudged across the camera
+rule's 45 degrees keeps its sides' names for the rest of the game (docs/vision.md,
+*Naming*).
+
 ``python -m vision.track`` measures it on scripted games (``vision.render.ScriptedGame``:
 hands over the board, the board pushed and the camera knocked between moves).
 """
@@ -46,6 +53,7 @@ import numpy as np
 
 from vision.board import (
     CORNER_NAMES,
+    MARKED,
     BoardFix,
     Geometry,
     find_board,
@@ -64,6 +72,7 @@ NUDGE_PX = 12.0  # how far a re-fit looks for the edges of a board that moved a 
 REFIT_PX = 4.0  # a re-fit that moves a corner farther is checked by finding the board anew
 CHECK_POINTS = 400  # the pattern's points a check looks at (evenly spread)
 MARGIN_PX = 10  # crop margin round the board beyond the re-fit's reach and profiles
+RENAME_SHARE = 0.5  # a board found anew this near the last (of its size) keeps its naming
 
 
 @dataclass(frozen=True)
@@ -141,9 +150,25 @@ class BoardTracker:
         fix = self.find(image, self.geom)
         if fix is None:
             return Track(None, "lost")
+        fix = self._named_as_before(fix)
         if keep:
             self.adopt(image, fix)
         return Track(fix, "found")
+
+    def _named_as_before(self, fix: BoardFix) -> BoardFix:
+        """``fix`` with its corners named as the last fix's, where the camera rule alone
+        named them and the board lies near where it was (``RENAME_SHARE``)."""
+        if self.last is None or self.geom.game in MARKED:
+            return fix
+        last = self.last.corners
+        turns = (0, 1, 2, 3) if self.geom.width == self.geom.depth else (0, 2)
+        off = {k: float(np.linalg.norm(np.roll(fix.corners, k, axis=0) - last, axis=1).max())
+               for k in turns}
+        k = min(off, key=off.get)
+        size = float(np.linalg.norm(last[0] - last[2]))  # a diagonal, px
+        if k == 0 or off[k] > RENAME_SHARE * size:
+            return fix
+        return BoardFix(np.roll(fix.corners, k, axis=0), np.roll(fix.coarse, k, axis=0))
 
     def adopt(self, image: np.ndarray, fix: BoardFix) -> None:
         """Track on ``fix`` (the board's corners in ``image``) from now on."""

@@ -121,3 +121,35 @@ def test_a_push_that_hides_the_pattern_as_a_hand_does_is_refitted(shoot):
         pushed = tracker.update(image)
         assert pushed.status == "moved" and _err(pushed, want) < 1.5, (dx, pushed.status)
         assert tracker.update(image).status == "still"
+
+
+BLANK = np.full((720, 1280, 3), 128, np.uint8)
+
+
+def _finding(*quads):
+    """A board finder that finds ``quads`` (image px, as named) in turn."""
+    found = iter(quads)
+    return lambda image, geom: (lambda c: BoardFix(c, c))(next(found))
+
+
+@pytest.mark.parametrize("game, keeps", [("tyr", True), ("esoloe-tictactoe", True),
+                                         ("esoloe", True), ("cubes", False)])
+def test_a_board_found_anew_near_the_last_keeps_its_sides_names(game, keeps):
+    """The camera rule names the board found anew a quarter (a half) turn on; the
+    tracker keeps the last naming on boards without marks read, not on marked ones."""
+    square = np.array([[500.0, 200.0], [800.0, 210.0], [790.0, 510.0], [490.0, 500.0]])
+    turn = 2 if game == "esoloe" else 1
+    tracker = BoardTracker(geometry(game),
+                           find=_finding(square, np.roll(square + 3.0, turn, axis=0)))
+    tracker.anew(BLANK)
+    again = tracker.anew(BLANK).fix.corners
+    want = square + 3.0 if keeps else np.roll(square + 3.0, turn, axis=0)
+    assert np.allclose(again, want)
+
+
+def test_a_board_found_anew_far_from_the_last_is_named_by_the_camera_rule():
+    square = np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]])
+    far = np.roll(square + 600.0, 1, axis=0)
+    tracker = BoardTracker(geometry("tyr"), find=_finding(square, far))
+    tracker.anew(BLANK)
+    assert np.allclose(tracker.anew(BLANK).fix.corners, far)
