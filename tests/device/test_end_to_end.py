@@ -47,9 +47,11 @@ NOT_EXACT = {
                 "the game began over)",
     "tyr": "7 of 9: the moves are announced, the illegal change is 'unclear' (1), so no "
            "violation or correction",
-    "cubes": "3 of 40, 36 readings 'unclear' (at e484b22 traced to white stones read empty "
-             "and each player's dependency card at 0.6 with no alternative; not traced again "
-             "with the retrained stone model)",
+    "cubes": "3 of 40, 36 readings 'unclear': the first white stone (d3, overhead, even "
+             "light) is read at 0.77..0.82 by the classical white-or-empty test with the "
+             "empty field as its alternative, a legal 'no change' rival, so its move is "
+             "'unclear'; the next stone is then judged the first move and the referee's "
+             "state stays a stone behind (traced at 6118010 on the demo's frames)",
 }
 #: where the referee announced an event the script does not have (a known fault, measured)
 FALSE_EVENTS: dict[str, str] = {}
