@@ -193,3 +193,38 @@ def test_a_full_board_is_read_in_under_60_ms_of_cpu():
     finally:
         cv2.setNumThreads(threads)
     assert 1000 * float(np.median(times)) < 60.0
+
+
+def _kind(**probabilities):
+    top = tuple(sorted(probabilities.items(), key=lambda kv: -kv[1]))
+    return vision.classifier.Prediction(top[0][0], top[0][1], top)
+
+
+def test_the_stone_model_decides_a_doubted_field_only_where_it_is_sure():
+    assert read_cubes._white_or_empty(_kind(white=0.995, empty=0.004)) == pytest.approx(
+        read_cubes.SECOND_CAP)
+    assert read_cubes._white_or_empty(_kind(empty=0.98, white=0.01)) == pytest.approx(
+        1 - read_cubes.SECOND_CAP)
+    assert read_cubes._white_or_empty(_kind(white=0.6, empty=0.39)) is None  # unsure
+    assert read_cubes._white_or_empty(_kind(blue=0.7, white=0.2, empty=0.1)) is None
+
+
+def test_doubted_white_or_empty_fields_are_read_right_and_surely_by_the_model_too():
+    """Overhead, white on white paper: where the classical test doubts, the reading now
+    says what lies there at the model's confidence (dev seeds of the constants' study)."""
+    _needs_model()
+    decided = 0
+    for seed in range(8_600_000, 8_600_006):
+        reading, _ = _read(seed, "overhead")
+        image, truth = _render(seed, "overhead")
+        fields = read_cubes._fields(image, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
+                                    *read_cubes.planes(image, truth_fix(truth), GEOM, None)[:2])
+        unsure = {u["path"] for u in reading.uncertain}
+        for i in range(100):
+            r, c = divmod(i, 10)
+            doubted = (fields["colour"][i] is None
+                       and read_cubes.DOUBT[0] <= fields["white"][i] < read_cubes.DOUBT[1])
+            if doubted and f"grid.{r}.{c}" not in unsure:
+                decided += 1
+                assert reading.position["grid"][r][c] == truth["position"]["grid"][r][c]
+    assert decided >= 3
