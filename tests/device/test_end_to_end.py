@@ -47,11 +47,8 @@ NOT_EXACT = {
                 "the game began over)",
     "tyr": "7 of 9: the moves are announced, the illegal change is 'unclear' (1), so no "
            "violation or correction",
-    "cubes": "3 of 40, 36 readings 'unclear': the first white stone (d3, overhead, even "
-             "light) is read at 0.77..0.82 by the classical white-or-empty test with the "
-             "empty field as its alternative, a legal 'no change' rival, so its move is "
-             "'unclear'; the next stone is then judged the first move and the referee's "
-             "state stays a stone behind (traced at 6118010 on the demo's frames)",
+    "cubes": "38 of 40 (98a546a): the moves and the win are announced; the illegal change "
+             "(two stones at once) is 'unclear' (1), so no violation or correction",
 }
 #: where the referee announced an event the script does not have (a known fault, measured)
 FALSE_EVENTS: dict[str, str] = {}
