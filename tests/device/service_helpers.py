@@ -62,7 +62,8 @@ def running_service(sockets: str, camera_curve=None, **overrides):
         # the service subscribes asynchronously: what is sent before it is connected is
         # lost (only the cached last value would reach it)
         assert run.wait_for(lambda: camera.pump() or camera.subscriptions, timeout=10), (
-            f"no subscriber: camera {camera.monitor.events}, service {run.service.sub.peers}")
+            f"no subscriber: camera {camera.monitor.events}, service {run.service.sub.peers}, "
+            f"thread alive {thread.is_alive()}, {box}, out {out.getvalue()!r}")
         yield run
     finally:
         stop.set()
