@@ -52,3 +52,13 @@ def parses(game: str, position: dict) -> bool:
     except InvalidPosition:
         return False
     return True
+
+
+def assert_sweep(game: str, camera: str, element: float, exact: float) -> None:
+    """The reader alone on the 40 dev renders 100..139 (true corners) reads at least
+    ``element`` and ``exact`` per cent (levels measured, less a margin: a fall below them
+    is a regression)."""
+    from vision.measure import evaluate, summary
+
+    row = summary(evaluate(game, range(100, 140), camera, truth_board=True))
+    assert row["element %"] >= element and row["exact %"] >= exact, row
