@@ -462,6 +462,14 @@ def _cell_samples(image: np.ndarray, corners: np.ndarray, geom: Geometry,
     return img.reshape(len(geom.cells), k * k, 3).astype(np.float64)
 
 
+@lru_cache(maxsize=1)
+def _three_and_c_blue() -> list[int]:
+    """3andC's blue fields (cell indices), from the board file the rules read (once)."""
+    from rules.esoloe import load_board
+
+    return sorted(load_board("default").blue)
+
+
 def mark_turn(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
     """The board's own marks on a quarter turn, where it has such marks: > 0 when the
     corners' naming shows them where they belong, < 0 when a quarter turn does, 0 when
@@ -469,9 +477,7 @@ def mark_turn(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
     NW-SE diagonal, not the NE-SW one); Cubes: the shaded fields, those whose row plus
     column is odd."""
     if geom.game == "esoloe-3andc":
-        from rules.esoloe import load_board
-
-        blue = sorted(load_board("default").blue)  # the board file the rules read
+        blue = _three_and_c_blue()
         hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
         s = _cell_samples(hsv, corners, geom, 0.95, 9)
         blueness = 100 * np.mean((s[..., 0] >= 95) & (s[..., 0] <= 135) & (s[..., 1] > 50),
