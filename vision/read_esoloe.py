@@ -389,7 +389,8 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     its ``height_confidence``, ``cubes`` (bottom first: ``player``, ``player_confidence``,
     ``faces`` by direction, None where not known, ``face_probability`` of the given ones),
     and for the top cube ``player``, ``player_confidence`` and ``up`` (the symbol model's
-    Prediction of the up face, None when not read). All faces of a frame go through one
+    Prediction of the up face, None when not read) and ``up_crop`` (the crop of it the
+    model read: what ``calibration.enrol`` captures). All faces of a frame go through one
     model run."""
     H = homography(fix, geom)
     frame = _Frame(image, fix, geom, calibration)
@@ -436,7 +437,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         height = f["height"].flattened(HIDDEN_KEEP) if field.get("hidden") else f["height"]
         field.update(height=n, height_confidence=height.probabilities[n - 1],
                      heights=height.probabilities, player=player,
-                     player_confidence=pconf, up=None,
+                     player_confidence=pconf, up=None, up_crop=None,
                      cubes=[{"player": 0, "player_confidence": 0.5, "faces":
                              dict.fromkeys(DIRECTIONS), "face_probability": {}}
                             for _ in range(n)])
@@ -461,9 +462,9 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     evidence: dict[tuple[int, int], list] = {}
     colour: dict[tuple[int, int], float] = {}  # log-odds of green stain from the cube head
     readings = predict(calibration, "symbol", model, crops, 4)
-    for (field, level, d, up, across), pred in zip(seen, readings, strict=True):
+    for (field, level, d, up, across), crop, pred in zip(seen, crops, readings, strict=True):
         if d == "up":
-            field["up"] = pred["symbol"]
+            field["up"], field["up_crop"] = pred["symbol"], crop
         labels = _tempered(pred["symbol"], _floor(d, across))
         normal = cg.VECTORS[d]
         tops = {cg.rotation_top(up, normal, int(k)): p
