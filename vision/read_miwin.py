@@ -277,16 +277,22 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     return found
 
 
+def top_crops(image: np.ndarray, H: np.ndarray, dice: list[Die]) -> list[np.ndarray]:
+    """Each die's top as the pips model is given it: cut on the plane of ``H`` (the dice
+    tops), north up, centred on the die and filling ``CROP_FILL`` of 64 px."""
+    half = DIE_MM / 2 / CROP_FILL
+    return [square_crop(image, H, d.u, d.v, half, 64) for d in dice]
+
+
 def read_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
               calibration: dict | None = None) -> list[dict[str, Prediction] | None]:
-    """The pips model's reading of each die's top (one run for all; through the
-    calibration's enrolment profile where it has one); None per die without the model."""
+    """The pips model's reading of each die's top (``top_crops``; one run for all; through
+    the calibration's enrolment profile where it has one); None per die without the
+    model."""
     model = shared("pips")
     if model is None or not dice:
         return [None] * len(dice)
-    half = DIE_MM / 2 / CROP_FILL
-    crops = [square_crop(image, H, d.u, d.v, half, 64) for d in dice]
-    return predict(calibration, "pips", model, crops, 9)
+    return predict(calibration, "pips", model, top_crops(image, H, dice), 9)
 
 
 def top_reading(die: Die, prediction: dict[str, Prediction] | None,
