@@ -13,6 +13,7 @@ import json
 import math
 import os
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +49,11 @@ def _in_chunks(work, jobs: list[tuple], workers: int | None) -> tuple[list, list
     if workers <= 1:
         parts = [work(job) for job in jobs]
     else:
-        with ProcessPoolExecutor(workers) as pool:
+        # workers started afresh (forkserver), not forked from this process: a child forked
+        # from a process with threads (OpenCV's, onnxruntime's, ZeroMQ's; a test run has them
+        # all) can wait for ever on a lock one of them held at the fork (seen: a full test run
+        # hung here)
+        with ProcessPoolExecutor(workers, mp_context=get_context("forkserver")) as pool:
             parts = list(pool.map(work, jobs))
     images = [image for part, _ in parts for image in part]
     labels = [label for _, part in parts for label in part]
