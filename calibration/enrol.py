@@ -36,9 +36,12 @@ capture or two was noise, and held out it lost): ``cross_validate`` reads each c
 with an adaptation made without it, in ``FOLDS`` folds; a class below ``WEAK`` is one to
 capture more of. Nothing but the captures chooses.
 
-Cubes' stones are captured lying on a field of the board and cut as the Cubes reader
-cuts a field for the stone model (``stone_field_crops``: the reader's own functions),
-so that the profile learns the picture the reader gives it.
+Every piece is captured where its game's reader reads it and cut from the frame as that
+reader cuts it for its model (``board_crop``), so that the profile learns the picture the
+reader gives it: a Cubes stone lying on a field (``stone_field_crops``: the reader's own
+functions), an e-SOLO-e cube standing on a field, its up face (``up_face_crops``: the
+reader's own crop of it), a Miwin die where Neunfeld's or Tyr's reader finds it, its top
+(``die_top_crops``: the reader's own crops).
 
 Readers load a profile with ``load_profile(path)`` and read crops with
 ``Profile.predict(model_name, classifier, crops)``, which returns what
@@ -90,12 +93,18 @@ class Face:
 class Plan:
     model: str  # models/<model>.onnx
     head: str  # one of its heads, or TOKEN (the stone model's kind, digit and side)
-    crop: str  # kind of the synthetic captures (calibration.synthetic.render)
+    crop: str  # what is cut from a frame (``board_crop``): field (a Cubes stone), up
+    #   (an e-SOLO-e cube's up face), top (a Miwin die's top)
     faces: tuple[Face, ...]
 
 
-#: the Cubes field a stone is shown on (``FIELD``'s name in ``vision.board.geometry``)
-FIELD = "4,4"
+#: the field a piece is shown on (its name in ``vision.board.geometry``), per game whose
+#: pieces stand on one: the middle (Miwin dice are found wherever they lie)
+FIELDS = {"cubes": "4,4", "esoloe": "2", "esoloe-tictactoe": "4"}
+#: how each of those games names its fields
+FIELD_NAMES = {"cubes": ("Cubes", "row, column from the north-west corner"),
+               "esoloe": ("e-SOLO-e", "west to east"),
+               "esoloe-tictactoe": ("tic-tac-toe", "row by row from the north-west corner")}
 EMPTY_FACE = Face("the field with nothing on it", ".", "empty field")
 
 
@@ -107,13 +116,13 @@ def plan(game: str, heads: dict[str, tuple[str, ...]] | None = None) -> Plan:
         faces = tuple(Face(f"a {cube} cube with its {symbol} face up", symbol, f"{cube} cube")
                       for cube in ("natural", "green")
                       for symbol in ("sakura", "fuji", "geisha", "blank"))
-        return Plan("symbol", "symbol", "face", faces)
+        return Plan("symbol", "symbol", "up", faces)
     if game in ("neunfeld", "tyr"):
         from rules.miwin import BY_COLOUR
 
         faces = tuple(Face(f"the {colour} die with {top} up", str(top), f"{colour} die")
                       for colour, die in BY_COLOUR.items() for top in die.faces)
-        return Plan("pips", "pips", "die", faces)
+        return Plan("pips", "pips", "top", faces)
     if game == "cubes":
         faces = [Face("a white stone", "W", "white stone")]
         for colour, letter in STONE_LETTERS.items():
@@ -145,24 +154,104 @@ def stone_field_crops(image: np.ndarray, fix, fields: Sequence[str],
     from vision.read_cubes import planes, stone_crop
 
     centres = field_centres(fields)
-    try:
+    with _no_pose():
         top = planes(image, fix, geometry("cubes"), calibration)[1]
-    except ValueError as err:  # vision.grid.board_pose: the corners fit no camera
-        raise EnrolError(f"the board's corners in this frame fit no camera ({err}): "
-                         "show the whole board") from None
     return [stone_crop(image, top, u, v) for u, v in centres]
 
 
-def field_centres(fields: Sequence[str]) -> list[tuple[float, float]]:
-    """The centres (board mm) of the Cubes ``fields`` named; ``EnrolError`` for a name
+def up_face_crops(image: np.ndarray, fix, game: str, fields: Sequence[str],
+                  calibration: dict | None = None) -> list[np.ndarray | None]:
+    """The up faces of the cubes on ``fields`` (names: ``"2"``) of an e-SOLO-e family
+    board (``game``) in ``image`` (after the calibration's white balance), each the very
+    crop the reader gives the symbol model for it: ``vision.read_esoloe.read_fields``'
+    ``up_crop`` (the reader finds the cube's top face and cuts it; the model it picks the
+    best cut with is the plain model here). None for a field where the reader sees no
+    cube or not its whole up face."""
+    from vision.board import geometry
+    from vision.read_esoloe import read_fields
+
+    names = [name for name, *_ in geometry(game).cells]
+    field_centres(fields, game)
+    with _no_pose():
+        got = read_fields(image, fix, geometry(game), calibration)
+    return [got[names.index(f)].get("up_crop") for f in fields]
+
+
+def die_top_crops(game: str, image: np.ndarray, fix,
+                  calibration: dict | None = None) -> dict[str, np.ndarray]:
+    """The tops of the Miwin dice whose top Neunfeld's or Tyr's reader (``game``) reads in
+    ``image`` (after the calibration's white balance), by colour: the very crops the
+    reader gives the pips model (its ``read`` run with a profile that keeps them and
+    answers as the plain model, ``_Keeper``; ``vision.read_miwin.read_tops`` cuts the
+    dice it is given in the order of ``read_miwin.COLOURS``). Tyr reads only the dice on
+    its board."""
+    import importlib
+
+    from vision.board import geometry
+    from vision.observe import READERS
+    from vision.read_miwin import COLOURS
+
+    if game not in ("tyr", "neunfeld"):
+        raise EnrolError(f"{game} has no Miwin dice")
+    keeper = _Keeper("pips")
+    with _no_pose():
+        reading = importlib.import_module(READERS[game]).read(
+            image, fix, geometry(game), dict(calibration or {}, profile=keeper))
+    read = [c for c in COLOURS if reading.position["dice"][c]["top"] is not None]
+    return dict(zip(read, keeper.crops, strict=True))
+
+
+class _Keeper:
+    """A calibration's ``profile`` that keeps the crops a reader gives the model ``name``
+    and reads them as the plain model does."""
+
+    def __init__(self, name: str):
+        self.name, self.crops = name, []
+
+    def predict(self, model_name: str, classifier: Classifier, crops: Sequence[np.ndarray],
+                top_k: int = 3) -> list[dict[str, Prediction]]:
+        if model_name == self.name:
+            self.crops.extend(crops)
+        return classifier.predict(crops, top_k)
+
+
+def board_crop(plan_: Plan, game: str, face: Face, image: np.ndarray, fix,
+               field: str | None = None, calibration: dict | None = None
+               ) -> np.ndarray | None:
+    """``face`` shown in ``image`` (on ``field`` where the game's pieces stand on one),
+    cut as the game's reader cuts it for the model (``plan_.crop``: ``stone_field_crops``,
+    ``up_face_crops`` or ``die_top_crops``); None where the reader does not see it in
+    this frame."""
+    if plan_.crop == "field":
+        return stone_field_crops(image, fix, [field], calibration)[0]
+    if plan_.crop == "up":
+        return up_face_crops(image, fix, game, [field], calibration)[0]
+    return die_top_crops(game, image, fix, calibration).get(face.piece.split()[0])
+
+
+@contextlib.contextmanager
+def _no_pose():
+    """A board whose corners fit no camera pose (``vision.grid.board_pose``'s
+    ValueError) is an ``EnrolError``."""
+    try:
+        yield
+    except ValueError as err:
+        raise EnrolError(f"the board's corners in this frame fit no camera ({err}): "
+                         "show the whole board") from None
+
+
+def field_centres(fields: Sequence[str], game: str = "cubes") -> list[tuple[float, float]]:
+    """The centres (board mm) of ``game``'s ``fields`` named; ``EnrolError`` for a name
     that is none."""
     from vision.board import geometry
 
-    centres = {name: (u, v) for name, u, v, _ in geometry("cubes").cells}
+    cells = geometry(game).cells
+    centres = {name: (u, v) for name, u, v, _ in cells}
     unknown = [f for f in fields if f not in centres]
     if unknown:
-        raise EnrolError(f"no Cubes field {unknown[0]!r} (fields: '0,0' .. '9,9', row, "
-                         "column from the north-west corner)")
+        title, naming = FIELD_NAMES.get(game, (game, "as the board names them"))
+        raise EnrolError(f"no {title} field {unknown[0]!r} (fields: {cells[0][0]!r} .. "
+                         f"{cells[-1][0]!r}, {naming})")
     return [centres[f] for f in fields]
 
 
@@ -250,7 +339,6 @@ class Tap:
     def __init__(self, classifier: Classifier):
         try:
             import onnx
-            import onnxruntime as ort
             from onnx import helper, numpy_helper
         except ImportError:
             raise EnrolError("fine-tuning needs the onnx package (pip install onnx); "

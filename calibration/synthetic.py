@@ -48,75 +48,137 @@ def crop_key(kind: str, label: dict) -> tuple[str, str]:
     raise EnrolError(f"no synthetic captures of {kind!r} crops")
 
 
-def field_frame(seed: int, frame: int, variant: str | None = None):
-    """Frame ``frame`` of the Cubes table ``seed`` (one scene seed: the table, board,
+#: the game whose frames the synthetic user shows, by plan kind where it is not given
+FRAME_GAMES = {"field": "cubes", "up": "esoloe", "top": "tyr"}
+#: a registration whose corners are this far (px) from the truth's is named otherwise
+NAMED_OTHERWISE_PX = 20.0
+
+
+def field_frame(seed: int, frame: int, variant: str | None = None, game: str = "cubes"):
+    """Frame ``frame`` of ``game``'s table ``seed`` (one scene seed: the table, board,
     lamps and camera, any camera, are the same in all its frames; the sensor noise is
-    the frame's): every stone (a white one, each coloured stone on both sides: 41) on a
-    field of its own, drawn for the frame, the rest empty; its stones and
-    ``FIELD_EMPTY`` empty fields cut as the reader cuts them on the registered board
-    (``registered_board``), with their (piece, label) keys (an empty field:
-    ``enrol.EMPTY_FACE``'s). None where the board was not found (or so wrongly that no
-    camera fits its corners)."""
-    from calibration.enrol import EMPTY_FACE, plan, stone_field_crops
+    the frame's) with pieces showing faces of enrolment's plan, cut as the game's reader
+    cuts them (``enrol.board_crop``'s functions) on the registered board
+    (``registered_board``), with their (piece, label) keys. Cubes: every stone (a white
+    one, each coloured stone on both sides: 41) on a field of its own, drawn for the
+    frame, and ``FIELD_EMPTY`` empty fields (``enrol.EMPTY_FACE``'s key); e-SOLO-e and
+    tic-tac-toe: a cube on every field, each an up face and player drawn for the frame;
+    Tyr: the three dice on fields drawn for the frame, Neunfeld: the dice where its
+    random position puts them; each die's top the frame's number of its faces in turn.
+    Crops the reader does not give (a face it does not see) are left out. None where the
+    board was not found (or so wrongly that no camera fits its corners)."""
+    from calibration.enrol import (
+        EMPTY_FACE,
+        die_top_crops,
+        plan,
+        stone_field_crops,
+        up_face_crops,
+    )
+    from rules.miwin import BY_COLOUR
     from vision.render.frame import RenderOptions, render_scene
-    from vision.render.positions import random_position
 
     if variant not in (None, "default"):
-        raise EnrolError(f"the renderer draws whole Cubes frames in the games' own set only: "
-                         f"no {variant} stones on a board")
-    faces = list(plan("cubes").faces)
+        raise EnrolError(f"the renderer draws whole frames in the games' own set only: "
+                         f"no {variant} pieces on a board")
+    faces = list(plan(game).faces)
     rng = np.random.default_rng([seed, frame])
-    fields = rng.permutation(100)[:len(faces) + FIELD_EMPTY]
-    grid = [["."] * 10 for _ in range(10)]
-    for face, i in zip(faces, fields, strict=False):
-        grid[i // 10][i % 10] = face.label
-    scene = FIELD_SCENES + seed
-    position = random_position("cubes", scene)
-    position["grid"] = grid
-    image, _ = render_scene("cubes", position, scene, options=RenderOptions(frame=frame))
-    fix = registered_board(seed)
+    position = _position(game, seed)
+    if game == "cubes":
+        fields = rng.permutation(100)[:len(faces) + FIELD_EMPTY]
+        grid = [["."] * 10 for _ in range(10)]
+        for face, i in zip(faces, fields, strict=False):
+            grid[i // 10][i % 10] = face.label
+        position["grid"] = grid
+    elif game in ("tyr", "neunfeld"):
+        cells = rng.permutation(81)[:3]
+        for k, (colour, die) in enumerate(BY_COLOUR.items()):
+            position["dice"][colour]["top"] = die.faces[(frame + k) % len(die.faces)]
+            if game == "tyr":
+                position["dice"][colour]["cell"] = [int(cells[k] // 9 + 1), int(cells[k] % 9 + 1)]
+    else:
+        order = rng.permutation(len(faces))
+        position["cells"] = [[{"player": int(f.piece.startswith("green")),
+                               "faces": {"up": f.label}}]
+                             for f in (faces[order[j % len(faces)]]
+                                       for j in range(len(position["cells"])))]
+    image, truth = render_scene(game, position, FIELD_SCENES + seed,
+                                options=RenderOptions(frame=frame))
+    fix = registered_board(seed, game)
     if fix is None:
         return None
-    names = [f"{i // 10},{i % 10}" for i in fields]
-    keys = [(f.piece, f.label) for f in faces] + [(EMPTY_FACE.piece, EMPTY_FACE.label)] * \
-        FIELD_EMPTY
     try:
-        return stone_field_crops(image, fix, names), keys
+        if game == "cubes":
+            names = [f"{i // 10},{i % 10}" for i in fields]
+            keys = [(f.piece, f.label) for f in faces] + \
+                [(EMPTY_FACE.piece, EMPTY_FACE.label)] * FIELD_EMPTY
+            return stone_field_crops(image, fix, names), keys
+        if game in ("tyr", "neunfeld"):
+            tops = die_top_crops(game, image, fix)
+            return list(tops.values()), [(f"{c} die", str(truth["position"]["dice"][c]["top"]))
+                                         for c in tops]
+        from vision.board import geometry
+
+        names = [name for name, *_ in geometry(game).cells]
+        cut = up_face_crops(image, fix, game, names)
+        # the truth's cells are named as vision names the board (a tile without marks:
+        # by the camera)
+        shown = [(("natural", "green")[cell[-1]["player"]] + " cube", cell[-1]["faces"]["up"])
+                 for cell in truth["position"]["cells"]]
+        keep = [i for i, crop in enumerate(cut) if crop is not None]
+        return [cut[i] for i in keep], [shown[i] for i in keep]
     except EnrolError:  # a board found wrongly: no camera fits its corners
         return None
+
+
+def _position(game: str, seed: int) -> dict:
+    """The table ``seed``'s position with nothing on the fields that the frames fill."""
+    from vision.render.positions import random_position
+
+    position = random_position(game, FIELD_SCENES + seed)
+    if game == "cubes":
+        position["grid"] = [["."] * 10 for _ in range(10)]
+    elif game == "tyr":
+        for die in position["dice"].values():
+            die["cell"] = None
+    elif game not in ("neunfeld",):
+        position["cells"] = [[] for _ in position["cells"]]
+    return position
 
 
 _REGISTERED: dict = {}
 
 
-def registered_board(seed: int):
-    """The Cubes table ``seed``'s board as registered: found (``vision.board.find_board``)
-    on a frame of the empty board; None where it is not found. (On a board full of
-    stones the finder sometimes names it a quarter turn off: a registration is made on
-    the empty board.)"""
-    from vision.board import find_board, geometry
+def registered_board(seed: int, game: str = "cubes"):
+    """``game``'s table ``seed``'s board as registered: found (``vision.board.find_board``)
+    on a frame of the empty board (Tyr's dice beside it, Neunfeld's pieces as its random
+    position has them); None where it is not found, or named otherwise than the truth
+    names it (a user would see the fields named wrongly and register it by hand). (On a
+    board full of stones the finder sometimes names it a quarter turn off: a
+    registration is made on the empty board.)"""
+    from vision.board import CORNER_NAMES, find_board, geometry
     from vision.render.frame import render_scene
-    from vision.render.positions import random_position
 
-    if seed not in _REGISTERED:
-        scene = FIELD_SCENES + seed
-        position = random_position("cubes", scene)
-        position["grid"] = [["."] * 10 for _ in range(10)]
-        _REGISTERED[seed] = find_board(render_scene("cubes", position, scene)[0],
-                                       geometry("cubes"))
-    return _REGISTERED[seed]
+    if (game, seed) not in _REGISTERED:
+        image, truth = render_scene(game, _position(game, seed), FIELD_SCENES + seed)
+        fix = find_board(image, geometry(game))
+        true = np.array([truth["board"]["corners"][k] for k in CORNER_NAMES])
+        if fix is not None and np.abs(fix.corners - true).max() > NAMED_OTHERWISE_PX:
+            fix = None
+        _REGISTERED[game, seed] = fix
+    return _REGISTERED[game, seed]
 
 
-def render(kind: str, n: int, seed: int, start: int = 0, variant: str | None = None):
-    """``n`` crops as the model reads them and their (piece, label) keys (``field``:
-    those of frames ``start``, ``start`` + 1, ... of ``field_frame``, as many as make
-    ``n``)."""
+def render(kind: str, n: int, seed: int, start: int = 0, variant: str | None = None,
+           game: str | None = None):
+    """``n`` crops as the model reads them and their (piece, label) keys (a kind cut from
+    frames, ``FRAME_GAMES``: those of frames ``start``, ``start`` + 1, ... of ``game``'s
+    ``field_frame``, as many as make ``n``; the renderer's crops of the kind otherwise)."""
     from vision.render.crops import render_crops
 
-    if kind == "field":
+    if kind in FRAME_GAMES:
         crops, keys, frame = [], [], start
         while len(crops) < n:
-            cut = field_frame(seed, frame, variant)
+            cut = field_frame(seed, frame, variant, game or FRAME_GAMES[kind])
             frame += 1
             if cut is not None:
                 crops += cut[0]
@@ -136,10 +198,13 @@ def render(kind: str, n: int, seed: int, start: int = 0, variant: str | None = N
 
 
 class RenderedCrops:
-    """A synthetic user: ``capture(face, attempt)`` returns a fresh crop of ``face``."""
+    """A synthetic user: ``capture(face, attempt)`` returns a fresh crop of ``face`` (a
+    kind cut from frames: of ``game``'s, by default ``FRAME_GAMES``')."""
 
-    def __init__(self, kind: str, seed: int, variant: str | None = None):
+    def __init__(self, kind: str, seed: int, variant: str | None = None,
+                 game: str | None = None):
         self.kind, self.seed, self.variant = kind, seed, variant
+        self.game = game or FRAME_GAMES.get(kind)
         self._next = 0
         self._stock: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
 
@@ -149,8 +214,8 @@ class RenderedCrops:
         while not self._stock[key]:
             if rendered >= MAX_RENDERS:
                 raise EnrolError(f"the renderer gave no {face.prompt} in {rendered} crops")
-            if self.kind == "field":  # a frame at a time: every stone once
-                cut = field_frame(self.seed, self._next, self.variant)
+            if self.kind in FRAME_GAMES:  # a frame at a time
+                cut = field_frame(self.seed, self._next, self.variant, self.game)
                 crops, keys = cut or ([], [])
                 self._next += 1
             else:

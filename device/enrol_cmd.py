@@ -2,18 +2,16 @@
 
 Asks (on stderr) to show each piece and face ``--captures`` times: each symbol of each
 player's cubes (e-SOLO-e, tic-tac-toe), each number of each die (Neunfeld, Tyr), each
-stone on both sides and a white stone (Cubes: 41 faces). Each
-capture is the ``--box`` of a frame from ``--source`` (a camera: hold the face up in the
-box and press Enter when stdin is a terminal); the default source is the synthetic
-renderer, which shows each face when asked (``--variant other-set``: a set unlike the
-training renders, where the renderer has it).
-
-Cubes' stones are shown on a field of the board (``--field``, default the field 4,4) and
-cut from the frame exactly as the Cubes reader cuts a field for the stone model
-(``calibration.enrol.stone_field_crops``: the board's registered corners, ``--board``, or
-the board found in the frame; ``--camera-calibration`` and ``--colour`` as
-``tableref observe`` takes them), not by ``--box``. Then it reports the cross-validated accuracy
-on the captures and asks for more of each weak class, and writes the profile
+stone on both sides and a white stone (Cubes: 41 faces), each on the game's board, and
+cuts it from a frame of ``--source`` (a camera: press Enter when it lies there, where
+stdin is a terminal) exactly as the game's reader cuts it for its model
+(``calibration.enrol.board_crop``): a cube or a stone on a field (``--field``, default
+the middle one), a die wherever the reader finds it (Tyr: on the board). The board is
+the registered one (``--board``) or the one found in the frame; ``--camera-calibration``
+and ``--colour`` as ``tableref observe`` takes them. The default source is the synthetic
+renderer, a table whose frames show the faces asked for (the games' own set only: the
+renderer draws no other set in whole frames). Then it reports the cross-validated
+accuracy on the captures and asks for more of each weak class, and writes the profile
 (calibration/enrol.py; docs/calibration.md). One JSON summary line on stdout.
 
 Exit status: 0 written; 1 when the source ended or failed mid-way; 2 for bad arguments, a
@@ -38,21 +36,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where the captures come from (default: the synthetic renderer)")
     parser.add_argument("--path", help="--source folder or video: where")
     parser.add_argument("--device", default=0, help="--source usb/picamera2: which camera")
-    parser.add_argument("--box", metavar="x,y,w,h",
-                        help="the part of the frame the piece is shown in (default: the "
-                             "centre square, a third of the frame's height)")
-    parser.add_argument("--field", help="Cubes: the field the stones are shown on "
-                                        "(row,column from the north-west corner; default "
-                                        "4,4)")
+    parser.add_argument("--field", help="Cubes, e-SOLO-e, tic-tac-toe: the field the "
+                                        "pieces are shown on (Cubes: row,column from the "
+                                        "north-west corner, default 4,4; e-SOLO-e: 0..4 "
+                                        "west to east, default 2; tic-tac-toe: 0..8, "
+                                        "default 4)")
     parser.add_argument("--board", metavar="FILE",
-                        help="Cubes: the board's registration (tableref calibrate board); "
+                        help="the board's registration (tableref calibrate board); "
                              "default: the board found in each frame")
     parser.add_argument("--camera-calibration", metavar="FILE",
-                        help="Cubes: the camera's intrinsics (tableref calibrate camera)")
+                        help="the camera's intrinsics (tableref calibrate camera)")
     parser.add_argument("--colour", metavar="FILE",
-                        help="Cubes: the white balance (tableref calibrate colour)")
+                        help="the white balance (tableref calibrate colour)")
     parser.add_argument("--variant", help="--source synthetic: the renderer's set variant "
-                                          "(e.g. other-set)")
+                                          "(whole frames: default only)")
     parser.add_argument("--seed", type=int, default=1, help="--source synthetic: seed")
     parser.add_argument("--method",
                         choices=("auto", "prototypes", "linear", "nearest", "finetune"),
@@ -66,25 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where the models lie (default: the project's models/)")
 
 
-def _box(text: str | None, image):
-    h, w = image.shape[:2]
-    if text is None:
-        side = h // 3
-        return (w - side) // 2, (h - side) // 2, side, side
-    x, y, bw, bh = (int(v) for v in text.split(","))
-    if bw <= 0 or bh <= 0 or x < 0 or y < 0 or x + bw > w or y + bh > h:
-        raise ValueError(f"--box {text} is not inside the {w}x{h} frame")
-    return x, y, bw, bh
-
-
-FIND_FRAMES = 10  # frames read before a Cubes capture gives up finding the board
+FIND_FRAMES = 10  # frames read before a capture gives up seeing the face
 
 
 class _Camera:
-    """Captures from a frame source: the box of the frame taken when the user is ready
-    (Cubes: the field, as the reader cuts it)."""
+    """Captures from a frame source: the face cut as the game's reader cuts it from the
+    next frame where it sees it, when the user is ready."""
 
-    def __init__(self, args, say, calibration: dict | None = None):
+    def __init__(self, args, say, plan, calibration: dict):
         import sys
 
         from device.sources import SourceConfig, open_source
@@ -92,8 +78,7 @@ class _Camera:
         device = int(args.device) if str(args.device).isdigit() else args.device
         self.source = open_source(SourceConfig(kind=args.source, path=args.path,
                                                device=device), on_error=say)
-        self.box = args.box
-        self.field = args.field
+        self.game, self.plan, self.field = args.game, plan, args.field
         self.calibration = calibration
         self.interactive = sys.stdin.isatty()
 
@@ -105,24 +90,16 @@ class _Camera:
         self.source.close()
 
     def __call__(self, face, attempt):
-        if self.interactive:
-            input("  press Enter when it is in the box ")
-        if self.calibration is not None:
-            return self._field()
-        frame = self.source.read()
-        if frame is None:
-            return None
-        x, y, w, h = _box(self.box, frame.image)
-        return frame.image[y:y + h, x:x + w].copy()
-
-    def _field(self):
-        """The field's stone crop from the next frame that shows the board (the
-        registered corners, else the board found), white-balanced as vision reads it."""
+        """``face`` cut by the reader from the next of ``FIND_FRAMES`` frames that shows
+        it, on the registered corners (else the board found), white-balanced as vision
+        reads it; None where the source ended."""
         import numpy as np
 
-        from calibration.enrol import EnrolError, stone_field_crops
+        from calibration.enrol import EnrolError, board_crop
         from vision.board import BoardFix, find_board, geometry
 
+        if self.interactive:
+            input(f"  press Enter when it lies {self._where()} ")
         corners = self.calibration.get("board")
         colour = self.calibration.get("colour")
         for _ in range(FIND_FRAMES):
@@ -134,15 +111,24 @@ class _Camera:
                 c = np.asarray(corners, np.float64).reshape(4, 2)
                 fix = BoardFix(c, c.copy())
             else:
-                fix = find_board(image, geometry("cubes"))
-            if fix is not None:
-                try:
-                    return stone_field_crops(image, fix, [self.field], self.calibration)[0]
-                except EnrolError:  # a board found wrongly: the next frame
-                    if corners is not None:
-                        raise
-        raise EnrolError(f"no Cubes board seen in {FIND_FRAMES} frames: show the whole board, "
-                         "or register it (tableref calibrate board) and give --board")
+                fix = find_board(image, geometry(self.game))
+            if fix is None:
+                continue
+            try:
+                crop = board_crop(self.plan, self.game, face, image, fix, self.field,
+                                  self.calibration)
+            except EnrolError:  # a board found wrongly: the next frame
+                if corners is not None:
+                    raise
+                continue
+            if crop is not None:
+                return crop
+        raise EnrolError(f"{face.prompt} not seen {self._where()} in {FIND_FRAMES} frames: "
+                         "show the whole board, or register it (tableref calibrate board) "
+                         "and give --board")
+
+    def _where(self) -> str:
+        return f"on the field {self.field}" if self.field else "on the board"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from calibration.enrol import FIELD, EnrolError, enrol, field_centres, plan, weak_classes
+    from calibration.enrol import FIELDS, EnrolError, enrol, field_centres, plan, weak_classes
     from calibration.files import CalibrationError, for_vision, save
     from device.sources import SourceError
     from vision.classifier import Classifier, ModelError
@@ -173,28 +159,24 @@ def run(args: argparse.Namespace) -> int:
         return fail(2, str(e))
     except ModelError as e:
         return fail(2, str(e))
-    fielded = p.crop == "field"
-    given = [f"--{k.replace('_', '-')}" for k in ("field", "board", "camera_calibration",
-                                                  "colour") if getattr(args, k)]
-    if given and not fielded:
-        return fail(2, f"{given[0]} is for Cubes' stones only")
-    if fielded and args.box:
-        return fail(2, "--box: Cubes' stones are cut from their field (--field), not a box")
-    args.field = args.field or FIELD
+    if args.field and args.game not in FIELDS:
+        return fail(2, "--field: Miwin dice are found wherever they lie on the table")
+    args.field = args.field or FIELDS.get(args.game)
     try:
         calibration = for_vision(camera=args.camera_calibration, board=args.board,
-                                 colour=args.colour, game=args.game) if fielded else None
-        field_centres([args.field])
+                                 colour=args.colour, game=args.game)
+        if args.field:
+            field_centres([args.field], args.game)
     except (CalibrationError, EnrolError) as e:
         return fail(2, str(e))
     try:
         if args.source == "synthetic":
             from calibration.synthetic import RenderedCrops
 
-            capture, context = RenderedCrops(p.crop, args.seed, args.variant), \
+            capture, context = RenderedCrops(p.crop, args.seed, args.variant, args.game), \
                 contextlib.nullcontext()
         else:
-            capture = context = _Camera(args, say, calibration)
+            capture = context = _Camera(args, say, p, calibration)
         with context:
             profile, session = enrol(args.game, capture, captures=args.captures,
                                      more=args.more, classifier=model,

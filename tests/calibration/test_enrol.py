@@ -116,9 +116,9 @@ def test_profile_file_round_trip(tmp_path, method):
 
 def test_plans():
     p = enrol.plan("esoloe-tictactoe")
-    assert (p.model, p.head) == ("symbol", "symbol") and len(p.faces) == 8
+    assert (p.model, p.head, p.crop) == ("symbol", "symbol", "up") and len(p.faces) == 8
     tyr = enrol.plan("tyr")
-    assert tyr.model == "pips" and len(tyr.faces) == 18
+    assert (tyr.model, tyr.crop) == ("pips", "top") and len(tyr.faces) == 18
     assert {f.piece for f in tyr.faces} == {"blue die", "red die", "black die"}
     cubes = enrol.plan("cubes")
     assert (cubes.model, cubes.head) == ("stone", enrol.TOKEN) and len(cubes.faces) == 41

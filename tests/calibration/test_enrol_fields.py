@@ -76,9 +76,9 @@ def test_a_field_capture_from_a_camera_is_the_readers_crop(monkeypatch, frame, t
             return cv2.add(img, 9)
 
     calibration = dict(camera, board=fix.corners.tolist(), colour=Balance())
-    args = argparse.Namespace(source="folder", path=str(tmp_path), device=0, box=None,
+    args = argparse.Namespace(source="folder", path=str(tmp_path), device=0, game="cubes",
                               field="4,4")
-    with enrol_cmd._Camera(args, print, calibration) as capture:
+    with enrol_cmd._Camera(args, print, enrol.plan("cubes"), calibration) as capture:
         crop = capture(enrol.plan("cubes").faces[0], 0)
     seen = _readers_crops(monkeypatch, Balance().apply(image), fix, calibration)
     assert any(np.array_equal(crop, c) for c in seen)
@@ -105,14 +105,14 @@ def test_synthetic_fields_show_every_stone_once_a_frame():
     assert sorted(labels[:41]) == sorted(f.label for f in enrol.plan("cubes").faces)
     assert labels[41:] == ["."] * synthetic.FIELD_EMPTY
     assert all(c.shape == (read_cubes.CROP_PX, read_cubes.CROP_PX, 3) for c in crops)
-    with pytest.raises(enrol.EnrolError, match="no other-set stones on a board"):
+    with pytest.raises(enrol.EnrolError, match="no other-set pieces on a board"):
         synthetic.field_frame(3, 0, "other-set")
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--game", "cubes", "--field", "10,1"], "no Cubes field '10,1'"),
-    (["--game", "esoloe", "--board", "board.json"], "--board is for Cubes' stones only"),
-    (["--game", "cubes", "--box", "0,0,40,40"], "cut from their field"),
+    (["--game", "esoloe-tictactoe", "--field", "9"], "no tic-tac-toe field '9'"),
+    (["--game", "tyr", "--field", "1,1"], "dice are found wherever they lie"),
     (["--game", "cubes", "--board", "/nonexistent.json"], "nonexistent.json"),
 ])
 def test_field_arguments(capsys, tmp_path, argv, message):

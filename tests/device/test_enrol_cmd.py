@@ -8,6 +8,7 @@ import pytest
 from calibration import enrol, files, synthetic
 from device.cli import main
 from vision.classifier import Classifier
+from vision.render.frame import RenderOptions, render_scene
 
 
 def _run(capsys, *argv):
@@ -27,35 +28,43 @@ def test_synthetic_enrolment_writes_a_profile(tmp_path, capsys):
     assert summary["turns"] == 4 and set(summary["methods"]) == set(enrol.AUTO_METHODS)
     assert summary["cross_validated_accuracy"] >= 0.75
     profile = enrol.load_profile(out_file)
-    crops, keys = synthetic.render("face", 12, 77)
+    # up faces of another table, cut by the reader
+    crops, keys = synthetic.render("up", 12, 77)
     got = profile.predict("symbol", Classifier.load("symbol"), crops)
     assert sum(p["symbol"].label == k[1] for p, k in zip(got, keys, strict=True)) >= 10
     assert files.load(out_file).game == "esoloe"
 
 
 def test_folder_source_in_prompt_order(tmp_path, capsys):
-    user = synthetic.RenderedCrops("face", 5)
+    """Frames of the cube asked for on the field asked for (the default, the middle),
+    in the order asked: the board found in each."""
     folder = tmp_path / "shots"
     folder.mkdir()
     n = 0
     for face in enrol.plan("esoloe").faces:
-        for _ in range(2):
-            cv2.imwrite(str(folder / f"shot{n}.png"), user(face))
+        cells = [[] for _ in range(5)]
+        cells[2] = [{"player": int(face.piece.startswith("green")),
+                     "faces": {"up": face.label}}]
+        for k in range(2):
+            image, _ = render_scene("esoloe", {"cells": cells}, 131,
+                                    options=RenderOptions(camera_mode="overhead", frame=k))
+            cv2.imwrite(str(folder / f"shot{n:02d}.png"), image)
             n += 1
     out_file = tmp_path / "p.json"
     status, out, err = _run(capsys, "--game", "esoloe", "--captures", "2", "--more", "0",
-                            "--source", "folder", "--path", str(folder), "--box", "0,0,64,64",
-                            "--out", str(out_file))
+                            "--source", "folder", "--path", str(folder), "--out",
+                            str(out_file))
     assert status == 0, err
-    assert json.loads(out)["captures"] == 16
+    summary = json.loads(out)
+    assert summary["captures"] == 16 and summary["cross_validated_accuracy"] >= 0.75
     # one face more than the folder holds: the source ends
     status, _, err = _run(capsys, "--game", "esoloe", "--captures", "3", "--source",
-                          "folder", "--path", str(folder), "--box", "0,0,64,64",
-                          "--out", str(tmp_path / "q.json"))
+                          "folder", "--path", str(folder), "--out", str(tmp_path / "q.json"))
     assert status == 1 and "the source ended before" in err
-    status, _, err = _run(capsys, "--game", "esoloe", "--source", "folder", "--path",
-                          str(folder), "--box", "0,0,65,64", "--out", str(tmp_path / "q.json"))
-    assert status == 1 and "not inside the 64x64 frame" in err
+    # the cube is not on the field asked for: not seen there
+    status, _, err = _run(capsys, "--game", "esoloe", "--field", "0", "--source", "folder",
+                          "--path", str(folder), "--out", str(tmp_path / "q.json"))
+    assert status == 1 and "not seen on the field 0 in 10 frames" in err, err
 
 
 @pytest.mark.parametrize("argv, message", [
