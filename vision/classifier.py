@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,12 +157,23 @@ def shared(name: str) -> Classifier | None:
     return _SHARED[name]
 
 
+def onnxruntime():
+    """The onnxruntime module with its telemetry off: recent releases (seen with 1.32 on
+    Linux) write a device id and an event store under ~/.cache/Microsoft and upload usage
+    events unless ``ORT_DISABLE_TELEMETRY`` is set before the first session. A referee on a
+    tournament hall's network sends nothing out, and a process that forks workers must not
+    hold an uploader's thread. A value the user set is left as it is."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort
+
+    return ort
+
+
 class Classifier:
     """One ONNX classifier. ``Classifier.load("pips")`` reads models/pips.onnx."""
 
     def __init__(self, path: Path | str, threads: int = 1):
-        import onnxruntime as ort
-
+        ort = onnxruntime()
         self.path = Path(path)
         if not self.path.is_file():
             raise ModelError(f"model file {self.path} is missing")

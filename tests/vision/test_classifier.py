@@ -1,4 +1,7 @@
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -158,3 +161,15 @@ def test_stone_token_of_each_kind():
     assert stone_token(heads("empty", 0.7)) == (".", 0.7)  # a model that sees empty fields
     token, conf = stone_token(heads("red"))
     assert token == "r4" and conf == pytest.approx(0.9 * 0.5 * 0.8)
+
+
+def test_loading_a_model_writes_and_sends_no_telemetry(tmp_path):
+    # onnxruntime's own telemetry (a device id and an event store under ~/.cache/Microsoft,
+    # uploads) stays off: a fresh process with its own HOME runs a model and leaves no trace
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env["HOME"] = str(tmp_path)
+    code = ("import numpy as np; from vision.classifier import Classifier; "
+            f"Classifier({str(TINY)!r}).predict([np.zeros((40, 40, 3), np.uint8)])")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120,
+                   cwd=Path(__file__).resolve().parents[2])
+    assert list(tmp_path.iterdir()) == []
