@@ -16,6 +16,11 @@
   stone_field_crops``), read by the model alone and by profiles enrolled on 5 captures
   of every stone at that table cut the same way (after) or on the renderer's
   axis-aligned stone crops (what enrolment captured before);
+- e-SOLO-e's up faces and Tyr's die tops as their readers cut them (``table_rows``): per
+  rendered table, crops its reader cut from held-out frames, read by the model alone and
+  by profiles enrolled on 5 captures of every face cut from other frames of that table
+  the same way (``calibration.enrol.board_crop``; after), or on the renderer's crops
+  (what enrolment captured before);
 - the real dice: enrol 5 crops of each pip count from one source group (crops the pip
   model was not trained on), measure on the other groups (and the rest of that group).
 """
@@ -107,8 +112,9 @@ def board_rows() -> list[dict]:
 
 
 METHODS = ("model", "prototypes", "linear", "nearest", "finetune", "auto")
-#: game -> render kind of its crops: symbols, pips (stones: ``stone_field_rows``)
-ENROL_GAMES = (("esoloe", "face"), ("tyr", "die"))
+#: game -> render kind of its crops: symbols, pips (the renderer's die crops cut again as
+#: the pip reader cuts a die; stones: ``stone_field_rows``)
+ENROL_GAMES = (("esoloe", "face"), ("tyr", "die top"))
 
 
 def _name(method: str, ad) -> str:
@@ -260,6 +266,74 @@ def stone_field_rows() -> list[dict]:
     return rows
 
 
+TABLES = (11, 12, 13)  # e-SOLO-e and Tyr tables (calibration.synthetic.field_frame)
+TABLE_GAMES = (("esoloe", "face"), ("tyr", "die"))  # game, the renderer's crop kind
+TABLE_TEST_START = 1000  # a table's held-out frames: from this frame on
+
+
+def table_rows(games=TABLE_GAMES, tables=TABLES) -> list[dict]:
+    """e-SOLO-e's up faces and Tyr's die tops at a table: ``HELD_OUT`` crops its reader
+    cut from frames of that table (frames ``TABLE_TEST_START``.., never the captures),
+    read by the model alone (before) and by each method's profile from 5 captures of
+    every face at that table cut the same way (the synthetic user, ``RenderedCrops``:
+    frames 0.. until every face has them), beside ``auto`` on the renderer's crops of the
+    game's pieces (seed ``ENROL_SEED``, any table: what enrolment captured before).
+    Default look only: the renderer draws whole frames in the games' own set."""
+    import time
+
+    from calibration import enrol, synthetic
+    from vision.classifier import Classifier
+
+    rows = []
+    for game, kind in games:
+        plan = enrol.plan(game)
+        model = Classifier.load(plan.model)
+        rendered = enrol.Session(plan, model)
+        user = synthetic.RenderedCrops(kind, ENROL_SEED)
+        for face in plan.faces:
+            for _ in range(enrol.CAPTURES):
+                rendered.add(face, user(face))
+        start = time.process_time()
+        rendered_ad = rendered.adapt()
+        rendered_cpu = time.process_time() - start
+        rendered_profile = _profile(game, plan, rendered_ad)
+        for table in tables:
+            crops, keys = synthetic.render(plan.crop, HELD_OUT, table, TABLE_TEST_START,
+                                           game=game)
+            truth = [k[1] for k in keys]
+            before = _accuracy(plan, model.predict(crops), truth)
+            turned = _model_turns(plan, model, crops, truth)
+            data = f"table {table}: {game} crops of held-out frames, cut by the reader"
+            rows.append(_row(f"{plan.model} accuracy, {_name('auto', rendered_ad)}, "
+                             "enrolled on the renderer's crops", data, len(crops),
+                             round(before, 3),
+                             round(_accuracy(plan, rendered_profile.predict(
+                                 plan.model, model, crops), truth), 3),
+                             f"{len(rendered.crops)} captures (renderer's {kind} crops, "
+                             f"seed {ENROL_SEED}), cross-validated "
+                             f"{rendered_ad.cv['accuracy']:.3f}; adapting "
+                             f"{rendered_cpu:.1f} s CPU"))
+            session = enrol.Session(plan, model)
+            user = synthetic.RenderedCrops(plan.crop, table, game=game)
+            for face in plan.faces:
+                for _ in range(enrol.CAPTURES):
+                    session.add(face, user(face))
+            for method in METHODS:
+                session.method = method
+                start = time.process_time()
+                ad = session.adapt()
+                cpu = time.process_time() - start
+                after = _accuracy(plan, _profile(game, plan, ad).predict(plan.model, model,
+                                                                          crops), truth)
+                rows.append(_row(f"{plan.model} accuracy, {_name(method, ad)}, enrolled on "
+                                 "the table's crops cut by the reader", data, len(crops),
+                                 round(before, 3), round(after, 3),
+                                 f"{len(session.crops)} captures, cross-validated "
+                                 f"{ad.cv['accuracy']:.3f}; model alone on 4 turns "
+                                 f"{turned:.3f}; adapting {cpu:.1f} s CPU"))
+    return rows
+
+
 def real_dice_rows() -> list[dict]:
     """Enrol ``REAL_PER_CLASS`` crops of each pip count from one source group (crops the
     pip model was not trained on), measure on each other group and the rest of that
@@ -313,7 +387,7 @@ def real_dice_rows() -> list[dict]:
 
 def measure() -> list[dict]:
     return (camera_rows() + board_rows() + synthetic_rows() + stone_field_rows()
-            + real_dice_rows())
+            + table_rows() + real_dice_rows())
 
 
 if __name__ == "__main__":

@@ -24,7 +24,9 @@ import numpy as np
 from calibration.enrol import EnrolError, Face
 
 RENDER_SIZE = 64
-DIE_CENTRE = 0.625  # die crops keep their centre, as the pip model's training crops do
+DIE_CENTRE = 0.625  # die crops keep their centre, as the pip model's training crops did
+DIE_TOP_RENDER_SIZE = 80  # ``die top``: the die's top spans 27-40 px, as in a 1280 x 720
+#   frame (vision.train.sources.DIE_RENDER_SIZE)
 STONE_RENDER_SIZE, STONE_CENTRE = 80, 0.55  # as the stone model's training crops
 STONE_COLOURS = {"W": "white", "B": "blue", "R": "red", "K": "black", "O": "orange"}
 BATCH = 24
@@ -40,7 +42,7 @@ def crop_key(kind: str, label: dict) -> tuple[str, str]:
     """(piece, label) of a rendered crop, as enrolment's ``Face`` names them."""
     if kind == "face":
         return ("natural", "green")[label["player"]] + " cube", label["label"]
-    if kind == "die":
+    if kind in ("die", "die top"):
         return f"{label['colour']} die", str(label["top"])
     if kind == "stone":  # one piece per stone: its two sides are two faces
         token = label["token"]
@@ -185,15 +187,23 @@ def render(kind: str, n: int, seed: int, start: int = 0, variant: str | None = N
                 keys += cut[1]
         return crops[:n], keys[:n]
     extra = {} if variant is None else {"variant": variant}
-    size, keep = {"die": (RENDER_SIZE, DIE_CENTRE),
+    size, keep = {"die": (RENDER_SIZE, DIE_CENTRE), "die top": (DIE_TOP_RENDER_SIZE, 1.0),
                   "stone": (STONE_RENDER_SIZE, STONE_CENTRE)}.get(kind, (RENDER_SIZE, 1.0))
     try:
-        images, labels = render_crops(kind, n, seed, size=size, start=start, **extra)
+        images, labels = render_crops(kind.split()[0], n, seed, size=size, start=start,
+                                      **extra)
     except (TypeError, ValueError) as err:
         raise EnrolError(f"the renderer cannot make {variant or 'default'} {kind} crops "
                          f"({err})") from None
-    lo = round(size * (1 - keep) / 2)
-    crops = [c[lo:size - lo, lo:size - lo] for c in images]
+    if kind == "die top":  # the renderer's die crops cut again as the pip reader cuts a die
+        from vision.read_miwin import Die, top_crops
+
+        crops = [top_crops(image, np.array(label["top_plane"]),
+                           [Die(label["colour"], *label["centre_mm"], 1.0)])[0]
+                 for image, label in zip(images, labels, strict=True)]
+    else:
+        lo = round(size * (1 - keep) / 2)
+        crops = [c[lo:size - lo, lo:size - lo] for c in images]
     return crops, [crop_key(kind, label) for label in labels]
 
 

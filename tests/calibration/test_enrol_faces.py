@@ -153,3 +153,15 @@ def test_a_camera_capture_of_a_die_is_the_readers_crop(tmp_path):
     fix = find_board(image, geometry("tyr"))
     assert np.array_equal(crop, enrol.die_top_crops("tyr", image, fix)["red"])
 
+
+
+def test_die_top_crops_of_the_renderer_are_cut_as_the_reader_cuts_a_die():
+    """The other-set rows' die crops (``die top``): the renderer's die crops cut again by
+    the pip reader's ``top_crops``, which the pip model (trained on that cut) reads."""
+    model = shared("pips")
+    crops, keys = synthetic.render("die top", 24, 5)
+    assert crops[0].shape == (64, 64, 3) and keys[0][0].endswith(" die")
+    if model is not None:
+        right = sum(p["pips"].label == k[1] for p, k in zip(model.predict(crops), keys,
+                                                             strict=True))
+        assert right >= 21, right
