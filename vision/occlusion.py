@@ -10,6 +10,13 @@ busier) is
 something lying across the edge: a hand, an arm or a sleeve. Works for every game (the
 strip is plain glaze, leather or printed band).
 
+An arm hides the board's edge, light and what lies beside the board do not: a stretch
+counts only where the edge's contrast (the strip against the table ``OUTSIDE_MM`` beyond
+it) is at most ``HIDDEN`` of its median along the clear edge (``_edge_hidden``). On a
+far board the strip is a pixel or two from the table, and a dependency card or a stone
+lying against the edge blurs into it: the strip then differs from the look, but the
+edge still stands out against the card.
+
 On a glazed (``ceramic``) board, the e-SOLO-e family's, the look is the median of the strip
 samples that look most like glaze (the upper ``GLAZE_SHARE`` by ``material_score``): an arm
 across half of the strip would otherwise become the look itself. Pieces that stand near
@@ -145,7 +152,8 @@ def edge_occlusion(image: np.ndarray, fix: BoardFix, geom: Geometry,
                     * float(np.quantile(dist, QUIET if glaze else 0.5)))
     # a short smoothing along the edge: stitching and print do not make a run
     off = _along(dist, 3) > threshold
-    if glaze:  # and on glaze, where the edge itself is hidden (not where light tints it)
+    if off.any():  # and only where the edge itself is hidden (not where light tints the
+        # strip, or a card or stone just beyond the edge blurs into it)
         outside, _, _, _ = _sample_lab(blurred, H, _strip_points(geom, OUTSIDE_MM))
         off &= _edge_hidden(lab, outside, seen.any(axis=0), off)
     runs = []
