@@ -81,9 +81,37 @@ class TrackerConfig:
     settle_frames: int = 3  # a still run must last this many frames ...
     settle_s: float = 0.5  # ... and this many seconds of capture time
     board_margin: float = 0.15  # board region grown by this share of its size each side
+    # (and at least to where the game's reader looks for pieces beside the board: its
+    # ``region(geom)``, board mm; Neunfeld's dice before the players, Tyr's beside it)
     first_seq: int = 1  # keep seq increasing across restarts (e.g. start from the clock)
     calibration: dict | None = None  # passed to vision's observe
     remember: bool = True  # carry unseen cube faces from when they were seen (CubeMemory)
+
+
+def watched_region(game: str, margin: float) -> tuple[np.ndarray, tuple] | None:
+    """(the board's corners nw, ne, se, sw in board mm, the region change detection
+    watches (u0, u1, v0, v1) board mm): the board grown by ``margin`` of its size a
+    side, and wherever the game's reader looks for pieces beside it (a reader module's
+    ``region(geom)``: Neunfeld's dice lie before the players, up to 10 cm from the
+    board's centre line, which a 25 mm strip grown by 15 % does not reach); None for a
+    game without a board geometry."""
+    import importlib
+
+    from vision.board import geometry
+    from vision.observe import READERS
+
+    try:
+        geom = geometry(game)
+    except ValueError:  # InvalidPosition: an unknown game
+        return None
+    w, d = geom.width / 2 * (1 + 2 * margin), geom.depth / 2 * (1 + 2 * margin)
+    u0, u1, v0, v1 = -w, w, -d, d
+    region = getattr(importlib.import_module(READERS[game]), "region", None) if (
+        game in READERS) else None
+    if region is not None:
+        ru0, ru1, rv0, rv1 = region(geom)
+        u0, u1, v0, v1 = min(u0, ru0), max(u1, ru1), min(v0, rv0), max(v1, rv1)
+    return geom.corners_mm(), (u0, u1, v0, v1)
 
 
 class Tracker:
@@ -110,6 +138,7 @@ class Tracker:
         self.seq = config.first_seq
         self.frames = self.skipped = self.recognised = self.failed = 0
         self._size: tuple[int, int] | None = None  # (w, h) of the stream's frames
+        self._watch = watched_region(config.game, config.board_margin)  # board mm
         self._board: np.ndarray | None = None  # full-frame px -> lores board picture
         self._board_size: tuple[int, int] | None = None
         self._board_json: dict | None = None  # the corners it was made from
@@ -188,8 +217,14 @@ class Tracker:
         if not board or any(k not in board for k in CORNERS):
             return
         quad = np.array([board[k] for k in CORNERS], np.float64)
-        centre = quad.mean(axis=0)
-        quad = centre + (quad - centre) * (1 + 2 * self.config.board_margin)
+        if self._watch is None:  # a game without a board geometry: the corners grown
+            centre = quad.mean(axis=0)
+            quad = centre + (quad - centre) * (1 + 2 * self.config.board_margin)
+        else:
+            mm, (u0, u1, v0, v1) = self._watch
+            H = cv2.getPerspectiveTransform(mm.astype(np.float32), quad.astype(np.float32))
+            rect = np.array([[[u0, v1]], [[u1, v1]], [[u1, v0]], [[u0, v0]]], np.float64)
+            quad = cv2.perspectiveTransform(rect, H).reshape(4, 2)
         side_w = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])
         side_h = np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])
         bw = self.config.lores_width

@@ -219,6 +219,47 @@ def test_change_detection_watches_the_board_once_vision_found_it():
     assert tracker.changed(board, tracker.lores(_table(((110, 50),))))
 
 
+def _strip(die: tuple[int, int] | None = None, hand: int | None = None,
+           person: bool = False) -> np.ndarray:
+    """A 400x300 'table' with Neunfeld's 230 x 25 mm strip at 1 px/mm (85..315,
+    138..163), a 16 px die at ``die`` (top left) before it, a hand over the strip at x =
+    ``hand``, a person at the left edge (more than the dice's 10 cm from the strip)."""
+    img = np.full((300, 400, 3), 90, np.uint8)
+    cv2.rectangle(img, (85, 138), (315, 163), (40, 40, 60), -1)
+    if die is not None:
+        cv2.rectangle(img, die, (die[0] + 16, die[1] + 16), (200, 60, 40), -1)
+    if hand is not None:
+        cv2.ellipse(img, (hand, 150), (45, 25), 20, 0, 360, (120, 150, 200), -1)
+    if person:
+        cv2.circle(img, (25, 150), 20, (10, 10, 10), -1)
+    return img
+
+
+def test_neunfelds_dice_before_the_players_are_watched_beside_the_strip():
+    """A die moved before a player (5 cm from the strip's centre line: far outside the
+    25 mm strip grown by 15 %) is a move, read once it settled (before, only the strip was
+    watched and the opening roll's dice taken up were never read); someone beyond where
+    the reader looks for pieces is not."""
+    calls = []
+
+    def vision(image, seq, time):
+        calls.append(seq)
+        return {"schema": "tableref/observation/1", "table": "t1", "game": "neunfeld",
+                "seq": seq, "time": time, "stable": True, "confidence": 1.0,
+                "position": {"pawns": [0, 10], "dice": {}},
+                "board": {"nw": [85, 138], "ne": [315, 138], "se": [315, 163],
+                          "sw": [85, 163]}}
+
+    tracker = Tracker(TrackerConfig(game="neunfeld", settle_frames=3, settle_s=0.2), vision)
+    hand = [_strip(hand=150 + 15 * i) for i in range(3)]
+    frames = [_strip(die=(190, 80))] * 5 + hand + [_strip(die=(190, 190))] * 5
+    out = _play(tracker, frames, 0.0)
+    assert [o["seq"] for o in out] == [1, 2] and len(calls) == 2
+    watched = tracker.lores(_strip(die=(190, 190)))
+    assert watched.shape[0] > watched.shape[1] / 2  # the strip alone: 160 x 22 px
+    assert not tracker.moved(watched, tracker.lores(_strip(die=(190, 190), person=True)))
+
+
 def test_a_corrupt_frame_or_a_fault_in_vision_does_not_end_the_stream(caplog):
     calls = []
 
