@@ -32,6 +32,14 @@ TOKEN = re.compile(r"\.|W|[BRKObrko][2-6]")
 FORWARD = {"south": (-1, 0), "north": (1, 0), "east": (0, -1), "west": (0, 1)}
 
 
+def reading_turns(seat: str) -> int:
+    """Quarter turns, counter-clockwise seen from above, that take a stone laid to be read
+    from the south (its digit upright with north up) to one laid to be read from ``seat``:
+    its digit's top towards ``FORWARD[seat]``. South 0, east 1, north 2, west 3."""
+    d_row, d_col = FORWARD[seat]
+    return {(0, 1): 0, (-1, 0): 1, (0, -1): 2, (1, 0): 3}[(d_col, -d_row)]
+
+
 def square_name(index: int) -> str:
     """``e5`` style: file a..j west to east, rank 1..10 south to north (row 9 is rank 1)."""
     row, col = divmod(index, SIZE)

@@ -30,7 +30,12 @@ once (array operations, no per-field loop):
   with the empty field as an alternative), all in one run; where the model's colour or
   side disagrees with the classical one the token is the model's with confidence at most
   0.5 and the classical reading first among the alternatives; the other likely digits
-  are the alternatives. Where the model reads the field empty (its kind ``empty``) it is
+  are the alternatives. A player lays a stone to read it from the own seat, so a stone's
+  crop is first turned by its owner's seat (``upright``: the colour's player in
+  ``players``); where the digit read so is doubtful (under ``DIGIT_DOUBT``) the other
+  three quarter turns are read too (one more run) and one whose digit is sure
+  (``DIGIT_SURE``) is taken.
+  Where the model reads the field empty (its kind ``empty``) it is
   left empty, at confidence 0.5 at most if a colour was seen there. Without the model a
   coloured stone's token is null (never a guess) and the field is listed in
   ``uncertain`` with confidence 0 and the five digits of the colour and side read as the
@@ -49,6 +54,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from rules.cubes_position import reading_turns
 from vision.board import BoardFix, Geometry, homography
 from vision.classifier import shared, stone_token
 from vision.grid import board_pose, square_crop
@@ -84,6 +90,11 @@ UNSEEN_COLOUR = 0.8  # most confidence in a stone whose colour only the model sa
 DOUBT = (0.1, 0.98)
 SURE = 0.9
 SECOND_CAP = 0.97
+#: a digit read on the owner's turn less likely than DIGIT_DOUBT: the other quarter turns
+#: are read too, and one whose digit is at least DIGIT_SURE is taken (a stone not laid
+#: for its owner); a turned 3 can read as a likely 5, so a likelier turn alone is not enough
+DIGIT_DOUBT = 0.5
+DIGIT_SURE = 0.9
 #: the occupancy model: weights of the six measures (``_measures``), then of the same six
 #: times the slant, then of the slant, then the bias; logit > 0: a white stone. Fitted by
 #: L2-regularised logistic regression (lambda 1, standardised measures) on the fields
@@ -365,6 +376,30 @@ def stone_crop(image: np.ndarray, H: np.ndarray, u: float, v: float) -> np.ndarr
     return square_crop(image, H, u, v, CROP_HALF_MM, CROP_PX)
 
 
+def upright(crop: np.ndarray, turns: int) -> np.ndarray:
+    """A north-up crop of a stone laid ``turns`` quarter turns counter-clockwise from
+    upright (``rules.cubes_position.reading_turns`` of the seat it was laid to be read
+    from), turned back so that its digit stands upright."""
+    return np.ascontiguousarray(np.rot90(crop, -turns))
+
+
+def _best_turns(calibration, model, crops: list[np.ndarray], predictions: list) -> None:
+    """Replaces in ``predictions`` (of ``crops``, read on their owner's turn) each coloured
+    stone's whose digit is doubtful (``DIGIT_DOUBT``) by the reading of the quarter turn of
+    its crop whose digit is likeliest, if that one is sure (``DIGIT_SURE``; one run for
+    all)."""
+    unsure = [k for k, p in enumerate(predictions) if p["kind"].label not in
+              ("white", "empty") and p["digit"].probability < DIGIT_DOUBT]
+    if not unsure:
+        return
+    again = predict(calibration, "stone", model,
+                    [upright(crops[k], t) for k in unsure for t in (1, 2, 3)], 5)
+    for j, k in enumerate(unsure):
+        best = max(again[3 * j:3 * j + 3], key=lambda p: p["digit"].probability)
+        if best["digit"].probability >= DIGIT_SURE:
+            predictions[k] = best
+
+
 def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[dict]:
     """The players: the calibration's ``players`` where given, else the rules' default
     seating for the number of players the table shows (cards seen, the seats they lie
@@ -445,9 +480,15 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         model is not None and "empty" in model.heads["kind"]) else []
     predictions = None
     if model is not None and stones + doubted:  # one run for all of the frame's crops
-        predictions = predict(calibration, "stone", model,
-                              [stone_crop(image, H6, geom.cells[i][1], geom.cells[i][2])
-                               for i in stones + doubted], 5)
+        seats = {LETTERS[p["colour"]]: p["seat"] for p in reading.position["players"]}
+        crops = [stone_crop(image, H6, geom.cells[i][1], geom.cells[i][2])
+                 for i in stones + doubted]
+        for k, i in enumerate(stones):
+            colour = fields["colour"][i]
+            if colour is not None and LETTERS[colour] in seats:
+                crops[k] = upright(crops[k], reading_turns(seats[LETTERS[colour]]))
+        predictions = predict(calibration, "stone", model, crops, 5)
+        _best_turns(calibration, model, crops[:len(stones)], predictions)
     second = {i: _white_or_empty(predictions[len(stones) + k]["kind"])
               for k, i in enumerate(doubted)}
     for i in plain:

@@ -151,12 +151,15 @@ def _field_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[str
     """Frames ``start .. start + count - 1`` of ``seed``, rendered whole (any camera) and
     cut as ``vision.read_cubes.read`` cuts a field for the stone model: the planes of its
     board fix (``read_cubes.planes``, the true corners moved by ``FIELD_CORNER_PX``) and
-    ``read_cubes.stone_crop`` at the field's centre on the stones' top plane. A share
+    ``read_cubes.stone_crop`` at the field's centre on the stones' top plane, a player's
+    stone turned upright by its owner's seat (``read_cubes.upright``). A share
     (``FIELD_KEEP``) of each sort of field is kept; labels are the grid tokens (``.``
     empty)."""
+    from rules.cubes_position import reading_turns
     from vision.board import CORNER_NAMES, BoardFix, geometry
-    from vision.read_cubes import planes, stone_crop
+    from vision.read_cubes import planes, stone_crop, upright
     from vision.render.frame import RenderOptions, render_scene
+    from vision.render.pieces import COLOUR_LETTERS
     from vision.render.rng import make_rng
 
     count, seed, start = args
@@ -164,6 +167,8 @@ def _field_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[str
     crops, tokens = [], []
     for frame in range(start, start + count):
         position = _field_position(seed, frame)
+        turns = {letter: reading_turns(p["seat"]) for letter, colour in COLOUR_LETTERS.items()
+                 for p in position["players"] if p["colour"] == colour}
         scene = FIELD_FRAME_BASE + FIELD_FRAME_STRIDE * seed + frame
         image, truth = render_scene("cubes", position, scene,
                                     options=RenderOptions(camera_mode="any"))
@@ -176,7 +181,8 @@ def _field_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[str
             token = position["grid"][i // 10][i % 10]
             sort = "empty" if token == "." else "white" if token == "W" else "colour"
             if keep[i] < FIELD_KEEP[sort]:
-                crops.append(stone_crop(image, H6, u, v))
+                crop = stone_crop(image, H6, u, v)  # turned back as the reader turns it
+                crops.append(upright(crop, turns.get(token[0].upper(), 0)))
                 tokens.append(token)
     return crops, tokens
 
