@@ -12,6 +12,9 @@ then tracks it (``vision.track``): a board lying where it was is read without be
 anew; one pushed a pixel or two is re-fitted there. Where the board as tracked shows a
 hand across its edge, the board is found anew and read again: where that shows no hand,
 the tracked corners were off (a hand is not reported) and the new ones are tracked on.
+Once a board found anew has shown the hand too, the same tracked corners showing the same
+stretches of the edge covered are not checked again (a hand held still, or a settled
+scene read twice, costs one search, not one a read).
 
 A hand or arm across the board's edge (``vision.occlusion``, every game) makes the
 observation unstable (``stable: false``, the spec's "not still and unoccluded"): its
@@ -54,6 +57,7 @@ CROP_MARGIN_PX = 8  # round the board, for what smooths the picture near its edg
 BLANK_STEP = 8  # the blank check looks at every 8th pixel each way (the std of all: 10 ms)
 TRACKED = ("still", "hidden", "moved")  # tracker statuses of a fix carried from before
 ANEW_PX = 0.5  # a board found anew this close to the tracked one (max corner) is the same
+SAME_RUN_MM = 4.0  # edge runs whose ends moved at most this far: the edge looks as it did
 READERS = {
     "esoloe": "vision.read_esoloe",
     "esoloe-tictactoe": "vision.read_esoloe",
@@ -156,7 +160,8 @@ class Observer:
     frame is read on the last fix; a nudged board is re-fitted from the last corners; one
     that moved farther or was lost is found anew (``vision.board.find_board``). A hand
     seen across the edge of a tracked board is checked on the board found anew (``_anew``:
-    the reading there is used, and tracked on, where it shows no hand). The
+    the reading there is used, and tracked on, where it shows no hand; ``_confirmed``: not
+    again while the same corners show the same covered stretches). The
     calibration's registered ``board`` corners, where given, are used as they are.
     ``status`` is the last frame's: still, hidden, moved, found, lost (the tracker's), or
     registered; ``timing`` the seconds its stages took (check, board, occlusion, reader,
@@ -173,6 +178,8 @@ class Observer:
         self.reader = importlib.import_module(READERS[game])
         self.tracker = BoardTracker(self.geom, find_board)
         self.status: str | None = None
+        # (fix, edge runs) a board found anew showed covered as well: the hand stands
+        self.confirmed: tuple[BoardFix, tuple] | None = None
         self.timing: dict[str, float] = {}
         self.clock = _time.perf_counter
         corners = (calibration or {}).get("board")
@@ -210,7 +217,10 @@ class Observer:
         which is tracked on from now; else the tracked ones (a hand indeed)."""
         track = self.tracker.anew(image, keep=False)
         lap("board")
-        if track.fix is None or np.abs(track.fix.corners - fix.corners).max() < ANEW_PX:
+        if track.fix is None:
+            return fix, reading, occlusion
+        self.confirmed = (fix, occlusion.runs)
+        if np.abs(track.fix.corners - fix.corners).max() < ANEW_PX:
             return fix, reading, occlusion
         again, seen = self._read(image, track.fix, lap)
         if seen.occluded:
@@ -218,6 +228,16 @@ class Observer:
         self.tracker.adopt(image, track.fix)
         self.status = "found"
         return track.fix, again, seen
+
+    def _confirmed(self, fix: BoardFix, occlusion) -> bool:
+        """Whether the board found anew has shown this hand already: the same fix, its
+        edge covered where it was then (each run's ends within ``SAME_RUN_MM``)."""
+        if self.confirmed is None or self.confirmed[0] is not fix:
+            return False
+        runs = self.confirmed[1]
+        return len(runs) == len(occlusion.runs) and all(
+            abs(a0 - a1) <= SAME_RUN_MM and abs(b0 - b1) <= SAME_RUN_MM
+            for (a0, b0), (a1, b1) in zip(runs, occlusion.runs, strict=True))
 
     def observe(self, image: np.ndarray, *, seq: int = 0, time: float | None = None) -> dict:
         """The observation of ``image`` (BGR uint8, 1280 x 720), the frame after the last
@@ -240,7 +260,10 @@ class Observer:
         if fix is None:
             raise ObserveError("no board in view")
         reading, occlusion = self._read(image, fix, lap)
-        if occlusion.occluded and self.status in TRACKED:
+        if occlusion.occluded and self.status == "found":  # found anew in this frame
+            self.confirmed = (fix, occlusion.runs)
+        elif occlusion.occluded and self.status in TRACKED and not self._confirmed(fix,
+                                                                                 occlusion):
             fix, reading, occlusion = self._anew(image, fix, reading, occlusion, lap)
         most_likely_valid(game, reading)
         lap("valid")

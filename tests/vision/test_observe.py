@@ -254,3 +254,29 @@ def test_a_hand_on_the_board_as_tracked_is_checked_on_the_board_found_anew(frame
     hand = observer.observe(arm)
     assert hand["stable"] is False and hand["occlusion"]["edge_covered"] > 0
     assert len(found) == 3 and observer.tracker.last is found[1]  # not tracked on
+
+
+def test_a_hand_held_over_a_tracked_board_is_checked_on_the_board_found_anew_once(frame):
+    """A hand the board found anew shows too is not checked again while the same
+    corners show the same stretches of the edge covered; moved along the edge, it is."""
+    observer = Observer(GAME)
+    finds = []
+    find = observer.tracker.find
+    observer.tracker.find = lambda image, geom: finds.append(1) or find(image, geom)
+    assert observer.observe(frame)["stable"] and len(finds) == 1
+    fix = observer.tracker.last
+
+    def arm_at(share):  # an arm across the north edge, ``share`` of the way along it
+        # (where the board is still found beside it)
+        x, y = (fix.corners[0] + (fix.corners[1] - fix.corners[0]) * share).astype(int)
+        arm = frame.copy()
+        cv2.ellipse(arm, (int(x), int(y)), (40, 140), 0, 0, 360, (60, 90, 160), -1)
+        return arm
+
+    held = [observer.observe(arm_at(0.25)) for _ in range(3)]
+    assert [o["stable"] for o in held] == [False] * 3 and len(finds) == 2
+    assert held[1]["occlusion"] == held[0]["occlusion"] == held[2]["occlusion"]
+    assert observer.tracker.last is fix  # the hand: the board is tracked on as it was
+    moved = observer.observe(arm_at(0.75))
+    assert moved["stable"] is False and len(finds) == 3
+    assert observer.observe(frame)["stable"] and len(finds) == 3
