@@ -9,7 +9,9 @@
   prior where no level is seen: a field right below an overhead camera);
 - each cube's colour (player): natural wood or green stain, by the symbol model's colour
   head over every face seen of it, plus for the top cube the green-red axis of Lab on its
-  top face (cut on the plane of the stack's top); without the model, Lab alone;
+  top face (cut on the plane of the stack's top); without the model, Lab alone (3andC
+  too reads the colour head, though not the symbols: its top players wrong 14 -> 9 of 420
+  on held-out dev renders, seeds 300..399, any camera, true corners);
 - the faces (not in 3andC, whose cubes carry no symbols): every face the camera sees whole
   (the top cube's up face; the side faces turned to the camera and not hidden by another
   stack) is cut from its own plane (``vision.cube_geometry``: the face's corners through the
@@ -399,7 +401,8 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     model run."""
     H = homography(fix, geom)
     frame = _Frame(image, fix, geom, calibration)
-    model = shared("symbol") if _has_symbols(geom.game) else None
+    model = shared("symbol")
+    symbols = model is not None and _has_symbols(geom.game)  # else the colour head only
     reference, glaze = _margin_reference(image, H, geom)
     reference, glaze_a = max(reference, 1.0), float(glaze[1])
     out = []
@@ -418,7 +421,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                                   frame.dist, prior=prior)
     firsts: dict[int, tuple] = {}  # the top face found on the first level's plane
-    if stacking and model is not None:
+    if stacking and symbols:
         heights = _probe_heights(image, frame, H, geom, out, heights, calibration, model,
                                  firsts)
     found = []  # per occupied field: where its top face may be
@@ -431,9 +434,9 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         steep = _steep(frame, u, v, n * CUBE_MM)
         found.append({"field": field, "u": u, "v": v, "n": n, "height": height,
                       "H_top": H_top, "candidates": _top_candidates(
-                          image, H_top, H, geom, u, v, half, steep, model is not None,
+                          image, H_top, H, geom, u, v, half, steep, symbols,
                           firsts.get(i) if n == 1 else None)})
-    _pick_tops(image, found, calibration, model)
+    _pick_tops(image, found, calibration, model if symbols else None)
     stacks = []  # per occupied field: (field, u, v, top face u, v, yaw, height)
     for f in found:
         field, n, (tu, tv, yaw) = f["field"], f["n"], f["top"]
@@ -468,13 +471,14 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     colour: dict[tuple[int, int], float] = {}  # log-odds of green stain from the cube head
     readings = predict(calibration, "symbol", model, crops, 4)
     for (field, level, d, up, across), crop, pred in zip(seen, crops, readings, strict=True):
-        if d == "up":
-            field["up"], field["up_crop"] = pred["symbol"], crop
-        labels = _tempered(pred["symbol"], _floor(d, across))
-        normal = cg.VECTORS[d]
-        tops = {cg.rotation_top(up, normal, int(k)): p
-                for k, p in _tempered(pred["rotation"], ROTATION_FLOOR).items()}
-        evidence.setdefault((id(field), level), []).append((d, labels, tops))
+        if symbols:
+            if d == "up":
+                field["up"], field["up_crop"] = pred["symbol"], crop
+            labels = _tempered(pred["symbol"], _floor(d, across))
+            normal = cg.VECTORS[d]
+            tops = {cg.rotation_top(up, normal, int(k)): p
+                    for k, p in _tempered(pred["rotation"], ROTATION_FLOOR).items()}
+            evidence.setdefault((id(field), level), []).append((d, labels, tops))
         green = float(np.clip(dict(pred["cube"].top)["green"], 0.03, 0.97))
         colour[(id(field), level)] = colour.get((id(field), level), 0.0) + np.log(
             green / (1 - green))

@@ -23,3 +23,4 @@ def test_hidden_fields_read_from_what_shows_past_the_stacks(game, seed):
     for i in hidden:
         assert fields[i]["occupied"] == bool(truth["position"]["cells"][i]), i
         assert fields[i]["confidence"] < FACE_CONFIDENT  # listed, with the other reading
+
