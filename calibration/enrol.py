@@ -339,6 +339,7 @@ class Tap:
     def __init__(self, classifier: Classifier):
         try:
             import onnx
+            import onnxruntime as ort
             from onnx import helper, numpy_helper
         except ImportError:
             raise EnrolError("fine-tuning needs the onnx package (pip install onnx); "
