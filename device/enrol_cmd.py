@@ -123,12 +123,14 @@ class _Camera:
                 continue
             if crop is not None:
                 return crop
+        advice = ("show it there in full view" if corners is not None else
+                  "show the whole board, or register it (tableref calibrate board) and "
+                  "give --board")
         raise EnrolError(f"{face.prompt} not seen {self._where()} in {FIND_FRAMES} frames: "
-                         "show the whole board, or register it (tableref calibrate board) "
-                         "and give --board")
+                         f"{advice}")
 
     def _where(self) -> str:
-        return f"on the field {self.field}" if self.field else "on the board"
+        return f"on the field {self.field}" if self.field else "where the game's dice lie"
 
 
 def run(args: argparse.Namespace) -> int:
