@@ -6,13 +6,16 @@ user who shows each face when asked, for the demo, the tests and the benchmark.
 more batches as needed. ``variant`` selects another look of the set where the renderer
 offers one (``"other-set"``: other wood, symbol drawings, pip colours and light).
 
-Cubes' stones (kind ``field``) are not the renderer's stone crops but whole frames of one
-table (``seed``: its board, lamps and camera stay, as a table's do) with every stone on a
-field of its own, other fields each frame, cut as the Cubes reader cuts them
-(``calibration.enrol.stone_field_crops``) on the table's registered board (found on a
-frame of the empty board, as ``tableref calibrate board`` does, then used for every
-frame, as ``tableref enrol --board`` does): the picture the profile will be given when the
-reader reads a game at that table.
+What enrolment captures (the plans' kinds ``field``, ``up``, ``top``: Cubes' stones,
+e-SOLO-e's up faces, Miwin's die tops) are not the renderer's crops but whole frames of
+one table (``seed``: its board, lamps and camera stay, as a table's do) with the pieces
+placed anew each frame, cut as the game's reader cuts them (``calibration.enrol``'s
+``stone_field_crops``, ``up_face_crops``, ``die_top_crops``) on the table's registered
+board (found on a frame of the empty board, as ``tableref calibrate board`` does, then
+used for every frame, as ``tableref enrol --board`` does): the picture the profile will
+be given when the reader reads a game at that table. The renderer's crops (``face``,
+``die``, ``die top``: cut again as the pip reader cuts a die, ``stone``) are for the
+other set, which whole frames do not show.
 """
 
 from __future__ import annotations
