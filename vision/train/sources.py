@@ -64,23 +64,22 @@ DIE_RENDER_SIZE = 80  # the die's top spans 27-40 px, as in a 1280 x 720 frame
 TOP_JITTER_MM = 1.2  # the reader's die centre is this far off (sd, each axis)
 
 
-def _die_top_chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, list[dict]]:
-    """The renderer's die crops re-cut as ``vision.read_miwin.read_tops`` cuts a die from a
-    frame: the plane of the die's top (the label's ``top_plane``: world mm -> crop px),
-    north up, the top centred (give or take ``TOP_JITTER_MM``) and filling ``CROP_FILL`` of
-    the crop, the side faces the camera sees stretched beside it."""
-    from vision.grid import square_crop
-    from vision.read_miwin import CROP_FILL, DIE_MM
+def _die_top_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[dict]]:
+    """The renderer's die crops re-cut by ``vision.read_miwin.top_crops``, as the reader
+    cuts a die from a frame: the plane of the die's top (the label's ``top_plane``: world
+    mm -> crop px), north up, the top centred (give or take ``TOP_JITTER_MM``) and filling
+    ``CROP_FILL`` of the crop, the side faces the camera sees stretched beside it."""
+    from vision.read_miwin import Die, top_crops
     from vision.render.crops import render_crops
     from vision.render.rng import make_rng
 
     count, seed, start = args
     images, labels = render_crops("die", count, seed, size=DIE_RENDER_SIZE, start=start)
-    out = np.empty((count, RENDER_SIZE, RENDER_SIZE, 3), np.uint8)
+    out = []
     for j, (label, image) in enumerate(zip(labels, images, strict=True)):
         (u, v), H = label["centre_mm"], np.array(label["top_plane"])
         du, dv = make_rng(seed, "top-jitter", start + j).normal(0, TOP_JITTER_MM, 2)
-        out[j] = square_crop(image, H, u + du, v + dv, DIE_MM / 2 / CROP_FILL, RENDER_SIZE)
+        out += top_crops(image, H, [Die(label["colour"], u + du, v + dv, 1.0)])
     return out, labels
 
 
