@@ -32,8 +32,8 @@ import numpy as np
 
 from rules.miwin import BY_COLOUR
 from vision.board import BoardFix, Geometry
-from vision.grid import square_crop
-from vision.read_miwin import COLOURS, DIE_MM, find_dice, plane, read_tops, top_reading
+from vision.grid import BoardPose, board_pose, square_crop
+from vision.read_miwin import COLOURS, DIE_MM, find_dice, read_tops, top_reading
 from vision.reading import Reading
 
 PAWN_PLANES_MM = (6.0, 12.0, 21.5)  # the pawn's foot, body and head above the board
@@ -53,6 +53,82 @@ DICE_U_MM = 100.0  # dice are sought within this of the board's middle, east-wes
 DICE_V_MM = 100.0  # ... and this north and south of its centre line
 OPENING_MM = 36.0  # mean distance of three dice on one side from the board: the opening roll
 FIVE_BY_CHANCE = 1 - (5 / 6) ** 2  # a five shows on a random roll (blue and red have one)
+CORNER_PX = 3.0  # how far off a found corner lies (px): the pose's fit to the corners ...
+TILT_DEG = 5.0  # ... against a camera leaning from square onto the board (Cauchy, scale)
+
+
+def region(geom: Geometry) -> tuple[float, float, float, float]:
+    """Where the pieces lie (u0, u1, v0, v1 board mm): the board, the pawns' starts
+    beyond its ends and the dice before and behind it (the tracker watches it)."""
+    u = max(geom.width / 2 + START_MM + PAWN_FOOT_MM, DICE_U_MM)
+    return -u, u, -DICE_V_MM, DICE_V_MM
+
+
+def pose(fix: BoardFix, geom: Geometry, image: np.ndarray,
+         calibration: dict | None) -> BoardPose:
+    """The board's pose from its corners, least tilted where the corners allow it.
+
+    Four corners of a 230 x 25 mm strip seen from above hardly tell how the camera
+    leans: found corners 1.5 px off make the best fitting pose (``grid.board_pose``)
+    lean the camera 25 degrees along the strip (270 mm aside from where it is), which
+    puts the planes a pawn's head and a die's top lie on a third of a field off. So the
+    pose fits the corners (``CORNER_PX``) and a camera square onto the board together,
+    the lean weighed as a Cauchy prior of scale ``TILT_DEG``: strong where the corners
+    cannot tell 3 from 25 degrees, hardly a pull on a camera 30 to 60 degrees oblique,
+    whose corners show the lean (Levenberg-Marquardt from a square-on start and from
+    the best fit's; the lower cost wins)."""
+    K = dist = None
+    if calibration is not None:
+        K, dist = calibration.get("K"), calibration.get("dist")
+    best = board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist)
+    K, corners = best.K, fix.corners
+    if dist is not None and best.calibrated:
+        corners = cv2.undistortPoints(corners.reshape(-1, 1, 2), K,
+                                      np.asarray(dist, np.float64), P=K).reshape(-1, 2)
+    mm = geom.corners_mm()
+    obj = np.column_stack([mm, np.zeros(4)])
+    lean = np.sin(np.radians(TILT_DEG))
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        R = cv2.Rodrigues(x[:3])[0]
+        cam = obj @ R.T + x[3:]
+        px = (cam @ K.T)[:, :2] / cam[:, 2:]
+        off = R[:2, 2]  # the board's normal off the camera's axis: sin(lean) a direction
+        sin = float(np.hypot(*off))
+        prior = off / lean if sin < 1e-9 else off * np.sqrt(np.log1p((sin / lean) ** 2)) / sin
+        return np.concatenate([((px - corners) / CORNER_PX).ravel(), prior])
+
+    # square on: the corners as a similarity of (u, -v) (the camera looks down)
+    A = cv2.estimateAffinePartial2D((mm * [1, -1]).astype(np.float32),
+                                    corners.astype(np.float32))[0]
+    scale, turn = np.hypot(A[0, 0], A[1, 0]), np.arctan2(A[1, 0], A[0, 0])
+    c, s = np.cos(turn), np.sin(turn)
+    R0 = np.array([[c, s, 0.0], [s, -c, 0.0], [0.0, 0.0, -1.0]])
+    depth = K[0, 0] / scale
+    t0 = np.array([(A[0, 2] - K[0, 2]) * depth / K[0, 0],
+                   (A[1, 2] - K[1, 2]) * depth / K[1, 1], depth])
+    fits = [_least_squares(residuals, np.concatenate([cv2.Rodrigues(R)[0].ravel(), t]))
+            for R, t in ((R0, t0), (best.R, best.t))]
+    cost, x = min(fits, key=lambda f: f[0])
+    return BoardPose(K, cv2.Rodrigues(x[:3])[0], x[3:], best.calibrated)
+
+
+def _least_squares(residuals, x: np.ndarray, steps: int = 40) -> tuple[float, np.ndarray]:
+    """(cost, x): Levenberg-Marquardt on ``residuals(x)`` (numeric Jacobian)."""
+    r = residuals(x)
+    cost, damp = float(r @ r), 1e-3
+    for _ in range(steps):
+        J = np.stack([(residuals(x + e) - r) / 1e-6 for e in np.eye(len(x)) * 1e-6], axis=1)
+        JJ = J.T @ J
+        step = np.linalg.solve(JJ + damp * np.diag(np.diag(JJ) + 1e-12), -J.T @ r)
+        r_new = residuals(x + step)
+        if float(r_new @ r_new) < cost:
+            x, r, cost, damp = x + step, r_new, float(r_new @ r_new), damp / 3
+            if np.abs(step).max() < 1e-6:
+                break
+        else:
+            damp *= 4
+    return cost, x
 
 
 def _no_dice(geom: Geometry, camera: np.ndarray, z_mm: float) -> np.ndarray:
@@ -252,15 +328,17 @@ def _holders(found: dict, tops: dict, pawns: list[int], geom: Geometry) -> dict:
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Neunfeld board in ``image``."""
-    H, camera = plane(fix, geom, image, calibration, DIE_MM - geom.thickness)
+    board = pose(fix, geom, image, calibration)
+    top = DIE_MM - geom.thickness  # the dice's tops, above the board's top
+    H = board.plane_homography(top)
+    centre = -board.R.T @ board.t
+    camera = np.array([centre[0], centre[1], centre[2] - top])
     found = find_dice(image, H, fix.corners, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM),
-                      camera, _no_dice(geom, camera, DIE_MM - geom.thickness))
+                      camera, _no_dice(geom, camera, top))
     seen = [found[c] for c in COLOURS if found[c] is not None]
-    planes = [plane(fix, geom, image, calibration, z)[0] for z in PAWN_PLANES_MM]
-    hidden = _hidden(planes[1], H, plane(fix, geom, image, calibration, -geom.thickness)[0],
-                     seen, geom)
-    starts = [plane(fix, geom, image, calibration, z - geom.thickness)[0]
-              for z in PAWN_PLANES_MM]
+    planes = [board.plane_homography(z) for z in PAWN_PLANES_MM]
+    hidden = _hidden(planes[1], H, board.plane_homography(-geom.thickness), seen, geom)
+    starts = [board.plane_homography(z - geom.thickness) for z in PAWN_PLANES_MM]
     pawns, pconfs, palts = _pawns(image, planes, starts, geom, hidden)
     dice: dict[str, dict] = {}
     reading = Reading({"pawns": pawns, "dice": dice})

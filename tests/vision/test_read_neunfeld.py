@@ -107,3 +107,40 @@ def test_a_die_not_seen_is_placed_before_the_player_holding_one_with_the_rest_as
     assert held["blue"][0] == 0 and held["black"][0] == 1
     holder, conf, alts = held["red"]
     assert conf <= 0.5 and {holder, *(a[0] for a in alts)} == {0, 1, None}
+
+
+def _lean(pose) -> float:
+    """Degrees between the camera's axis and the board's normal."""
+    import numpy as np
+
+    return float(np.degrees(np.arccos(min(1.0, -pose.R[2, 2]))))
+
+
+@pytest.mark.parametrize("camera,seed,shift", [("overhead", 106, 1.5), ("oblique", 101, 1.5),
+                                               ("oblique", 105, 0.0)])
+def test_the_pose_leans_the_camera_as_it_leans_though_the_corners_are_a_little_off(
+        camera, seed, shift):
+    # the strip's south corners found ``shift`` px towards its north edge (as the board
+    # finder does): the best fit to the corners leans an overhead camera 18 degrees;
+    # the reader's pose stays with the camera (0..6 degrees overhead, 30..60 oblique)
+    import numpy as np
+
+    from vision.board import BoardFix, geometry
+    from vision.grid import board_pose
+    from vision.measure import truth_fix
+    from vision.read_neunfeld import pose
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+
+    image, truth = render_scene("neunfeld", random_position("neunfeld", seed), seed,
+                                options=RenderOptions(camera_mode=camera))
+    corners = truth_fix(truth).corners.copy()
+    north = (corners[0] - corners[3]) / np.linalg.norm(corners[0] - corners[3])
+    corners[2:] += shift * north
+    fix, geom = BoardFix(corners, corners), geometry("neunfeld")
+    want = truth["camera"]["tilt_deg"]
+    if camera == "overhead":
+        assert _lean(board_pose(fix, geom, (1280, 720))) > want + 10  # the ill fit
+        assert abs(_lean(pose(fix, geom, image, None)) - want) < 6
+    else:
+        assert abs(_lean(pose(fix, geom, image, None)) - want) < 2
