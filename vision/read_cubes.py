@@ -323,8 +323,11 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
     unevenness of the ring's four sides, plus their lightness against the table's; the
     best place is the card if its disc differs enough and the ring's sides are alike; its
     colour is the disc's, balanced on the ring
-    (which cancels the light's colour). No card or no colour seen: None, with a
-    confidence under 0.9 (the referee takes a card's colour as unknown then)."""
+    (which cancels the light's colour). No card or no colour seen: None (null in the
+    position: not known, which the rules read as no news of that card, never as a card
+    taken away), and ``read`` counts no confidence for it: no card is on the table before
+    the deal, and a card not seen misleads nobody, so it must not leave every observation
+    of a game in doubt (the referee announces no violation in an observation it doubts)."""
     out = {}
     s = CARD_MM_PX
     # half sides: a square inside the disc, a ring of card round it (inside the card's 62 mm)
@@ -352,7 +355,7 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
         cy, cx = divmod(int(np.argmax(score)), w)
         if not np.isfinite(score[cy, cx]) or contrast[cy, cx] < 25.0 or np.ptp(
                 side_L[:, cy, cx]) > 40.0:
-            out[seat] = (None, 0.6)
+            out[seat] = (None, 0.0)
             continue
         bgr = crop.astype(np.float32)
         disc_bgr = bgr[max(cy - inside, 0):cy + inside + 1, max(cx - inside, 0):cx + inside + 1]
@@ -363,7 +366,7 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
         on_ring = (np.maximum(dy, dx) > ring[0]) & (np.minimum(dy, dx) <= ring[0])
         colours, conf = _colours(np.median(disc_bgr.reshape(-1, 3), axis=0),
                                  np.median(bgr[y0:y1, x0:x1][on_ring], axis=0))
-        out[seat] = (colours[0], float(conf[0]) if colours[0] is not None else 0.6)
+        out[seat] = (colours[0], float(conf[0]) if colours[0] is not None else 0.0)
     return out
 
 
@@ -538,5 +541,6 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                     alts)
     for i, p in enumerate(reading.position["players"]):
         colour, conf = cards[p["seat"]]
-        reading.add(conf, f"players.{i}.dependency", 0.9)
+        if colour is not None:  # a card not seen is null, a reading of nothing (see _cards)
+            reading.add(conf, f"players.{i}.dependency", 0.9)
     return reading

@@ -277,3 +277,17 @@ def test_stones_not_laid_for_their_owner_are_tried_at_the_other_turns(monkeypatc
     only_owners = _stones_right(read_cubes.read(image, truth_fix(truth), GEOM, off),
                                 position["grid"])
     assert right > only_owners
+
+
+def test_no_dependency_cards_on_the_table_leave_no_doubt():
+    # in the setup no card is dealt: the cards read null, and nothing of theirs is in doubt
+    # (a doubted card would leave every observation of the setup unjudged)
+    position = random_position("cubes", 130)
+    for p in position["players"]:
+        p["dependency"] = None
+    image, truth = render_scene("cubes", position, 130,
+                                options=RenderOptions(camera_mode="overhead"))
+    reading = read_cubes.read(image, truth_fix(truth), GEOM, None)
+    assert [p["dependency"] for p in reading.position["players"]] == [None] * len(
+        position["players"])
+    assert not [u for u in reading.uncertain if u["path"].endswith(".dependency")]
