@@ -55,3 +55,13 @@ def test_a_die_of_the_boards_own_colour_is_found_and_listed_uncertain():
     reading, position = read_render("tyr", 215)
     assert reading.position["dice"]["red"] == position["dice"]["red"]
     assert {"path": "dice.red.cell", "confidence": 0.6} in reading.uncertain
+
+
+def test_blue_and_red_dice_whose_colour_shows_are_read_sure():
+    # seed 103: both dice's colours show between once and twice PRESENT, no rival colour
+    # near; such blue and red dice were in place in every case measured (FOUND_FLOOR), so
+    # they do not leave the observation in doubt (was 0.81 and 0.75)
+    reading, position = read_render("tyr", 103)
+    for colour in ("blue", "red"):
+        assert reading.position["dice"][colour]["cell"] == position["dice"][colour]["cell"]
+    assert not [u for u in reading.uncertain if u["path"].endswith(".cell")]
