@@ -158,13 +158,17 @@ def event_key(event: dict) -> tuple:
             tuple(event.get("winners") or ()), event.get("condition"))
 
 
-def compare(script: list[dict], seen: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
-    """(announced as scripted, missed, false): each announced event other than ``unclear``
-    is looked for in the script after the last one found; one not found is a false event
-    (a move, violation, correction or result the script does not have there). ``unclear``
-    (the referee declining to judge a reading) is neither; a move named in part
-    (``0:c:S/?``) counts as the scripted move it is part of."""
-    matched, missed, false = [], [], []
+def compare(script: list[dict], seen: list[dict]
+            ) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
+    """(announced as scripted, missed, false, late): each announced event other than
+    ``unclear`` is looked for in the script after the last one found; one not found is a
+    false event (a move, violation, correction or result the script does not have
+    there), unless it is a move the script has earlier, for the same ply and player,
+    that was not announced there: that move is *late* (the referee found its reading
+    unclear, then saw the position again after an illegal change was put back).
+    ``unclear`` (the referee declining to judge a reading) is neither; a move named in
+    part (``0:c:S/?``) counts as the scripted move it is part of."""
+    matched, missed, false, late = [], [], [], []
     keys = [event_key(e) for e in script]
     at = 0
     for event in seen:
@@ -176,10 +180,17 @@ def compare(script: list[dict], seen: list[dict]) -> tuple[list[dict], list[dict
             missed += script[at:found]
             matched.append(event)
             at = found + 1
+            continue
+        earlier = next((e for e in missed if event["event"] == "move" and _agrees(
+            key, event_key(e)) and (e.get("ply"), e.get("player")) == (
+                event.get("ply"), event.get("player"))), None)
+        if earlier is not None:
+            missed.remove(earlier)
+            late.append(event)
         else:
             false.append(event)
     missed += script[at:]
-    return matched, missed, false
+    return matched, missed, false, late
 
 
 def _agrees(seen: tuple, scripted: tuple) -> bool:
@@ -283,14 +294,16 @@ def run(args: argparse.Namespace) -> int:
         return status or 1
     events = list(service.history)
     elapsed = time.monotonic() - started
-    matched, missed, false = compare(expected, events)
+    matched, missed, false, late = compare(expected, events)
     unclear = sum(e["event"] == "unclear" for e in events)
     partly = sum("?" in str(e.get("move")) for e in matched)
     print(f"\n{box['frames']} frames, {box['published']} observations, {len(events)} events "
           f"in {elapsed:.0f} s.\nThe script's {len(expected)} events: {len(matched)} announced "
           f"as scripted ({partly} of them moves named in part: faces not seen), "
-          f"{len(missed)} not; {len(false)} false events; {unclear} 'unclear' "
-          "(a reading the referee would not judge).")
+          f"{len(late)} late, {len(missed)} not; {len(false)} false events; {unclear} "
+          "'unclear' (a reading the referee would not judge).")
+    for event in late:
+        print(f"  announced late: {_short(event)}")
     for event in missed:
         print(f"  not announced: {_short(event)}")
     for event in false:

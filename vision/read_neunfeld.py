@@ -7,7 +7,9 @@ the three Miwin dice before their holders.
   two that depart most (the light falls off along the strip; at most two hold a pawn);
   a field's evidence is its smallest departure over the three heights (from an oblique
   camera a pawn leans over its neighbour at some heights, never at all). Each pawn's
-  start beside the board's end is compared with the table round it the same way. The
+  start beside the board's end is compared with the table round it the same way (a
+  wider disc, ``START_DISC_MM``: a light pawn's top on a light wooden table is the table's
+  colour, its rim and foot are not). The
   reading is the pair of places (a field or its own start per pawn) with the most
   evidence, the lighter of two pawns on the board A's (natural wood), a single one A's
   when lighter than its field's empty look; each pawn's confidence is the lead over the
@@ -44,7 +46,8 @@ PAWN_DISC_MM = 4.0  # radius of the disc compared per field (inside the pawn at 
 PAWN_DEV = 14.0  # mean Lab distance from the empty field's look: a pawn stands there
 START_MM = 0.75 * 230.0 / 9  # a pawn's start: this far beyond the board's end
 START_RING_MM = 30.0  # the table round a start: discs this far from it
-START_DEV = 24.0  # mean Lab distance of a start from the table round it: a pawn there
+START_DISC_MM = 8.0  # radius of the discs compared at a start: the pawn's foot and its rim
+START_DEV = 20.0  # mean Lab distance of a start from the table round it: a pawn there
 HIDDEN_Z = -0.3  # the evidence of a field a die hides (a field's is 0 at PAWN_DEV)
 LIGHT_SCALE = 20.0  # Lab L over the empty field's: A's (light) pawn, under: B's
 LIGHT_W = 0.5  # the weight of that lightness against a place's evidence
@@ -265,7 +268,7 @@ def _start_devs(image: np.ndarray, planes: list[np.ndarray], geom: Geometry) -> 
         for H in planes:
             at = [(u0, 0.0)] + [(u0 + sign * START_RING_MM * np.cos(t), START_RING_MM * np.sin(t))
                                 for t in np.radians([-90, -45, 0, 45, 90])]
-            crops = np.stack([cv2.cvtColor(square_crop(image, H, u, v, PAWN_DISC_MM, size),
+            crops = np.stack([cv2.cvtColor(square_crop(image, H, u, v, START_DISC_MM, size),
                                            cv2.COLOR_BGR2Lab).astype(np.float32)
                               for u, v in at])
             ref = np.median(crops[1:], axis=0)

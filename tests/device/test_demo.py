@@ -41,16 +41,34 @@ def test_compare_finds_missed_and_false_events_and_ignores_unclear():
               _event("win", winners=[1], condition="line")]
     seen = [_event("move", move="0:a1"), _event("unclear"), _event("move", move="1:b1"),
             _event("move", move="0:c3"), _event("win", winners=[1], condition="line")]
-    matched, missed, false = compare(script, seen)
+    matched, missed, false, late = compare(script, seen)
     assert [e.get("move") for e in matched] == ["0:a1", "1:b1", None]
     assert [e["event"] for e in missed] == ["violation", "corrected"]
-    assert false == [seen[3]]
-    assert compare(script, script) == (script, [], [])
+    assert false == [seen[3]] and late == []
+    assert compare(script, script) == (script, [], [], [])
     # a move named in part (the faces the camera did not see left open) is the scripted one
     partial = [_event("move", move="0:a1:S/?"), _event("move", move="1:b1:?")]
     full = [_event("move", move="0:a1:S/fN"), _event("move", move="1:b1:G/sE")]
-    assert compare(full, partial) == (partial, [], [])
+    assert compare(full, partial) == (partial, [], [], [])
     assert compare(full, [_event("move", move="0:a1:G/?")])[2]  # a wrong up face is false
+
+
+def test_a_move_unclear_at_first_and_announced_after_the_violation_is_late_not_false():
+    # the first move's reading unclear; the illegal change judged from the position
+    # before it; the position put back is that move: announced then, late
+    move = _event("move", move="0:a1", ply=1, player=0)
+    script = [move, _event("violation", rule="r"), _event("corrected"),
+              _event("move", move="1:b1", ply=2, player=1)]
+    seen = [_event("unclear"), _event("violation", rule="r"), move, script[3]]
+    matched, missed, false, late = compare(script, seen)
+    assert late == [move] and false == []
+    assert [e["event"] for e in matched] == ["violation", "move"]
+    assert [e["event"] for e in missed] == ["corrected"]
+    # the same move announced again, or another player's, is false
+    twice = compare(script, [move, _event("violation", rule="r"), move])
+    assert twice[2] == [move] and twice[3] == []
+    other = dict(move, player=1)
+    assert compare(script, [_event("violation", rule="r"), other])[2] == [other]
 
 
 def test_demo_runs_the_pipeline_announces_and_records(tmp_path, capsys):

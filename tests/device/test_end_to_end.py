@@ -31,8 +31,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FAST_GAMES = {"esoloe-3andc"}
 
 #: why a game's announced events are not exactly the script's yet, as measured through the
-#: processes at a3560f2 (2026-11-23 19:24..19:28 UTC; docs/device.md "The demo"): vision's
-#: limits, no false event in any of them; the causes as traced where they were traced
+#: processes at a3560f2 (2026-11-23 19:24..19:28 UTC; docs/device.md "The demo"; Neunfeld
+#: at 2026-11-26 08:59 UTC, issue #7): vision's limits, no false event in any of them; the
+#: causes as traced where they were traced
 NOT_EXACT = {
     "esoloe-3andc": "6 of 8 (e31b4a3, 70c3c16): vision reads every position, but from above "
                     "a cube put on a stack whose top looks the same is no visible change, so "
@@ -42,9 +43,12 @@ NOT_EXACT = {
     "esoloe": "4 of 7: the moves are announced, named in part (up faces unsure from above: "
               "the board's pose from four corners is ill-conditioned overhead); the illegal "
               "change 'unclear' as in 3andC; the win (a line of symbols) needs the up faces",
-    "neunfeld": "0 of 10, 7 readings 'unclear' (not traced at a3560f2; at 7af66b3 the board "
-                "was not found in some settled scenes and the first reading was wrong, so "
-                "the game began over)",
+    "neunfeld": "8 of 10 and 1 late (issue #7; 0 of 10 before: the strip's pose from found "
+                "corners leaned an overhead camera 25 degrees, so the pawns were read at "
+                "0.5..0.8, and the opening's dice taken up lay outside the tracker's picture): "
+                "the first move's red die is read 8 at 0.82 with 9 (legal too) at 0.11, so it "
+                "is 'unclear'; the illegal change is judged from the position before it and "
+                "the position put back is announced as that move, late, not 'corrected'",
     "tyr": "7 of 9: the moves are announced, the illegal change is 'unclear' (1), so no "
            "violation or correction",
     "cubes": "38 of 40 (98a546a): the moves and the win are announced; the illegal change "
@@ -131,10 +135,11 @@ def test_a_scripted_game_through_camera_and_referee_processes(game, tmp_path):
     kinds = [e["event"] for e in script]
     assert {"move", "violation", "corrected"} <= set(kinds) and kinds[-1] == "win", kinds
     seen = play(game, tmp_path, seed, plies, len(scripted_positions(game, seed, plies)))
-    matched, missed, false = compare(script, seen)
+    matched, missed, false, late = compare(script, seen)
     assert not false, f"false events: {false}"
-    if missed or any(e["event"] == "unclear" for e in seen):
+    if missed or late or any(e["event"] == "unclear" for e in seen):
         what = (f"not announced: {[(e['event'], e.get('move')) for e in missed]}; "
+                f"late: {[e.get('move') for e in late]}; "
                 f"unclear: {sum(e['event'] == 'unclear' for e in seen)}")
         if game in NOT_EXACT:
             pytest.xfail(f"{NOT_EXACT[game]} ({what})")
