@@ -44,7 +44,16 @@ from vision.classifier import shared
 from vision.grid import board_pose, rectify, square_crop
 from vision.observe import predict
 from vision.reading import Reading
-from vision.stack_height import FLAT_PRIOR, PRIOR, box, measure_heights, project
+from vision.stack_height import (
+    CUBE_DISTANCE,
+    FLAT_PRIOR,
+    PRIOR,
+    box,
+    glaze_and_table,
+    measure_heights,
+    project,
+    stacks_mask,
+)
 
 CUBE_MM = cg.CUBE_MM  # vision.render.pieces.CUBE_MM, the publisher's size
 # a field holds a cube with probability sigmoid(w0 + w1 ratio + w2 log(1 + chroma) + w3 L):
@@ -76,6 +85,9 @@ UP_FLOOR = 0.04  # the up face, the surest of several cuts, is discounted: its p
 #   523 above; 0.07, i.e. 0.95, left 123 up faces null where this leaves 87)
 HIDDEN_CONFIDENCE = 0.5  # occupancy of a field another stack hides from the camera
 HIDDEN_SURE = 0.85  # ... at most, where only its top face is seen (``_behind``)
+TABLE_SHARE = 0.85  # ... or where this share of it shows the table (the line of sight past
+#   an empty back field reaches the table; on dev renders empty 17 of 30, occupied at most
+#   0.73, of such fields whose top shows something else than glaze)
 TOP_CHROMA = 10.0  # ... and shows no cube: the glaze's colour (Lab a, b within this of the
 #   margin's; a pale natural cube top in strong light looks as light as glaze, not as white)
 STACKING = ("esoloe",)  # the games whose cubes stack (the 3x3 games' rules forbid it:
@@ -656,12 +668,14 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
     occupied field its height keeps ``HIDDEN_KEEP`` of its evidence) the few seen still
     decide, their confidence shrunk towards 0.5 by their number; with none seen, the points
     of a one-cube top face seen past the other stacks (a cube's top shows above the stack
-    in front of it): where they show no cube, in the glaze's colour (``TOP_CHROMA``), the
+    in front of it): where they show no cube, in the glaze's colour (``TOP_CHROMA``), or
+    mostly the table (``TABLE_SHARE``: the line of sight past an empty back field), the
     field is empty (at most ``HIDDEN_SURE``), else it stays as read at
     ``HIDDEN_CONFIDENCE``, so a second camera's view or the referee's caution takes over.
     Measured on dev renders (3x3 games, seeds 100..199, any camera, 106 such fields): the
     few points seen were right 16 of 17 times; a top face showing no cube, 27 of 27 times
-    empty (and 3 more empty ones not so judged). Returns whether an
+    empty (and 3 more empty ones not so judged); one showing the table, 17 of 17. Returns
+    whether an
     occupancy changed (the heights are then measured again)."""
     grow = CUBE_MM / 2 + PLAY_MM
     boxes = {i: (u - grow, u + grow, v - grow, v + grow, 0.0, h.cubes * CUBE_MM)
@@ -675,6 +689,19 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
         px = np.round(project(frame.pose, points, frame.dist)).astype(int)
         px = np.clip(px, 0, (w_img - 1, h_img - 1))
         return image[px[:, 1], px[:, 0]][None]
+
+    table: list = []  # the table's colour model, sampled once needed
+
+    def table_share(lab: np.ndarray) -> float:
+        """The share of the Lab pixels (N, 3) that look like the table (0 where the table
+        was not sampled)."""
+        if not table:
+            hidden = stacks_mask(image.shape[:2], frame.pose, geom,
+                                 [f["occupied"] for f in fields], frame.dist)
+            table.append(glaze_and_table(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), frame.pose,
+                                         geom, hidden, frame.dist)[1])
+        model = table[0]
+        return 0.0 if model is None else float(np.mean(model.distance(lab) < CUBE_DISTANCE))
 
     changed = False
     for i, (field, (_, u, v, half)) in enumerate(zip(fields, geom.cells, strict=True)):
@@ -700,7 +727,7 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
                 p = _occupied(tops, geom, reference, glaze)
                 lab = cv2.cvtColor(tops, cv2.COLOR_BGR2Lab).astype(np.float64)
                 chroma = np.median(np.hypot(lab[..., 1] - glaze[1], lab[..., 2] - glaze[2]))
-                bare = p < 0.5 and chroma < TOP_CHROMA
+                bare = (p < 0.5 and chroma < TOP_CHROMA) or table_share(lab[0]) >= TABLE_SHARE
             occupied = field["occupied"] and not bare
             confidence = (float(np.clip(1 - p, HIDDEN_CONFIDENCE, HIDDEN_SURE)) if bare
                           else HIDDEN_CONFIDENCE)

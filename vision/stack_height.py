@@ -87,9 +87,29 @@ def _samples(lab: np.ndarray, pts: np.ndarray, hidden: np.ndarray) -> np.ndarray
 
 def background_models(lab: np.ndarray, pose: BoardPose, geom: Geometry, hidden: np.ndarray,
                       dist=None) -> list[ColourModel]:
+    """Colour models of the glaze and of the table (``glaze_and_table``), those sampled."""
+    return [m for m in glaze_and_table(lab, pose, geom, hidden, dist) if m is not None]
+
+
+def stacks_mask(shape: tuple[int, int], pose: BoardPose, geom: Geometry,
+                occupied: list[bool], dist=None) -> np.ndarray:
+    """Image mask of what stacks as tall as ``MAX_LEVELS`` cubes on the occupied fields (grown
+    by ``OUTER_MM``) may cover."""
+    hidden = np.zeros(shape, bool)
+    for (_, u, v, _), o in zip(geom.cells, occupied, strict=True):
+        if o:
+            hidden |= _hull_mask(shape, project(pose, box(u, v, CUBE_MM / 2 + OUTER_MM, 0,
+                                                          MAX_LEVELS * CUBE_MM), dist),
+                                 np.zeros(2))
+    return hidden
+
+
+def glaze_and_table(lab: np.ndarray, pose: BoardPose, geom: Geometry, hidden: np.ndarray,
+                    dist=None) -> tuple[ColourModel | None, ColourModel | None]:
     """Colour models of the glaze (the board's margin outside the fields) and of the table
     (a band 6..30 mm round the board, on the table's plane), sampled where no stack may
-    stand in front (``hidden``: image mask of the pixels stacks may cover)."""
+    stand in front (``hidden``: image mask of the pixels stacks may cover); None where too
+    few samples are seen."""
     w, d = geom.width / 2, geom.depth / 2
     grid = np.stack(np.meshgrid(np.arange(-w + 2.5, w - 2.5, 1.5),
                                 np.arange(-d + 2.5, d - 2.5, 1.5)), -1).reshape(-1, 2)
@@ -108,7 +128,7 @@ def background_models(lab: np.ndarray, pose: BoardPose, geom: Geometry, hidden: 
     ring = np.array(ring)
     table = _samples(lab, project(pose, np.column_stack(
         [ring, np.full(len(ring), -geom.thickness)]), dist), hidden)
-    return [m for m in (ColourModel.of(glaze), ColourModel.of(table)) if m is not None]
+    return ColourModel.of(glaze), ColourModel.of(table)
 
 
 def _hull_mask(shape, pts: np.ndarray, origin) -> np.ndarray:
@@ -160,11 +180,8 @@ def measure_heights(image: np.ndarray, pose: BoardPose, geom: Geometry, occupied
     if x1 <= x0 or y1 <= y0:
         return [None] * len(occupied)
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
-    hidden = np.zeros((h, w), bool)
-    for b, o in zip(tall, occupied, strict=True):
-        if o:
-            hidden |= _hull_mask((h, w), project(pose, b, dist), np.zeros(2))
-    models = background_models(lab, pose, geom, hidden, dist)
+    models = background_models(lab, pose, geom, stacks_mask((h, w), pose, geom, occupied, dist),
+                               dist)
     roi = lab[y0:y1, x0:x1].astype(np.float64)
     if models:
         cube = np.min([m.distance(roi) for m in models], axis=0) > CUBE_DISTANCE
