@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 
 import numpy as np
@@ -160,11 +161,38 @@ def _profile(game, plan, ad):
     return enrol.Profile(EnrolmentProfile(game, {plan.model: ad.to_json()}))
 
 
+def _captured(plan, model, user, faces=None):
+    """An enrolment session given ``enrol.CAPTURES`` captures by ``user`` of each of
+    ``faces`` (all the plan's)."""
+    from calibration import enrol
+
+    session = enrol.Session(plan, model)
+    for face in plan.faces if faces is None else faces:
+        for _ in range(enrol.CAPTURES):
+            session.add(face, user(face))
+    return session
+
+
+def _adapted(session):
+    """(the session's adaptation by its method, the CPU seconds it took)."""
+    start = time.process_time()
+    ad = session.adapt()
+    return ad, time.process_time() - start
+
+
+def _each_method(game, plan, model, session, crops, truth):
+    """Per method of ``METHODS``: (method, the session's adaptation by it, its CPU
+    seconds, its profile's accuracy on ``crops``)."""
+    for method in METHODS:
+        session.method = method
+        ad, cpu = _adapted(session)
+        yield method, ad, cpu, _accuracy(
+            plan, _profile(game, plan, ad).predict(plan.model, model, crops), truth)
+
+
 def synthetic_rows() -> list[dict]:
     """Per game and crop look: the model alone (before) and after 5 captures of every
     face, each method, on ``HELD_OUT`` unseen crops of that look."""
-    import time
-
     from calibration import enrol, synthetic
     from vision.classifier import Classifier
 
@@ -177,18 +205,10 @@ def synthetic_rows() -> list[dict]:
             truth = [k[1] for k in keys]
             before = _accuracy(plan, model.predict(crops), truth)
             turned = _model_turns(plan, model, crops, truth)
-            user = synthetic.RenderedCrops(kind, ENROL_SEED, variant)
-            session = enrol.Session(plan, model)
-            for face in plan.faces:
-                for _ in range(enrol.CAPTURES):
-                    session.add(face, user(face))
-            for method in METHODS:
-                session.method = method
-                start = time.process_time()
-                ad = session.adapt()
-                cpu = time.process_time() - start
-                after = _accuracy(plan, _profile(game, plan, ad).predict(plan.model, model,
-                                                                          crops), truth)
+            session = _captured(plan, model,
+                                synthetic.RenderedCrops(kind, ENROL_SEED, variant))
+            for method, ad, cpu, after in _each_method(game, plan, model, session, crops,
+                                                       truth):
                 rows.append(_row(f"{plan.model} accuracy, {_name(method, ad)}",
                                  f"{kind} crops, {variant}", HELD_OUT, round(before, 3),
                                  round(after, 3),
@@ -210,22 +230,15 @@ def stone_field_rows() -> list[dict]:
     the renderer's axis-aligned stone crops (seed ``ENROL_SEED``, any table: what
     enrolment captured before). Default look only: the renderer draws whole frames in the
     games' own set."""
-    import time
-
     from calibration import enrol, synthetic
     from vision.classifier import Classifier
 
     model = Classifier.load("stone")
     plan = enrol.plan("cubes", model.heads)
     known = {f.label for f in plan.faces}
-    axis = enrol.Session(plan, model)
-    user = synthetic.RenderedCrops("stone", ENROL_SEED)
-    for face in plan.faces:  # the renderer's stone crops show no empty field
-        for _ in range(enrol.CAPTURES if face.label != "." else 0):
-            axis.add(face, user(face))
-    start = time.process_time()
-    axis_ad = axis.adapt()
-    axis_cpu = time.process_time() - start
+    axis = _captured(plan, model, synthetic.RenderedCrops("stone", ENROL_SEED),
+                     [f for f in plan.faces if f.label != "."])  # no empty field there
+    axis_ad, axis_cpu = _adapted(axis)
     axis_profile = _profile("cubes", plan, axis_ad)
     rows = []
     for table in FIELD_TABLES:
@@ -251,13 +264,8 @@ def stone_field_rows() -> list[dict]:
         for face in plan.faces:
             for crop in stock[face.piece, face.label][:enrol.CAPTURES]:
                 session.add(face, crop)
-        for method in METHODS:
-            session.method = method
-            start = time.process_time()
-            ad = session.adapt()
-            cpu = time.process_time() - start
-            after = _accuracy(plan, _profile("cubes", plan, ad).predict("stone", model, crops),
-                              truth)
+        for method, ad, cpu, after in _each_method("cubes", plan, model, session, crops,
+                                                   truth):
             rows.append(_row(f"stone accuracy, {_name(method, ad)}, enrolled on the "
                              "table's field crops", data, len(crops), round(before, 3),
                              round(after, 3),
@@ -279,8 +287,6 @@ def table_rows(games=TABLE_GAMES, tables=TABLES) -> list[dict]:
     frames 0.. until every face has them), beside ``auto`` on the renderer's crops of the
     game's pieces (seed ``ENROL_SEED``, any table: what enrolment captured before).
     Default look only: the renderer draws whole frames in the games' own set."""
-    import time
-
     from calibration import enrol, synthetic
     from vision.classifier import Classifier
 
@@ -288,14 +294,8 @@ def table_rows(games=TABLE_GAMES, tables=TABLES) -> list[dict]:
     for game, kind in games:
         plan = enrol.plan(game)
         model = Classifier.load(plan.model)
-        rendered = enrol.Session(plan, model)
-        user = synthetic.RenderedCrops(kind, ENROL_SEED)
-        for face in plan.faces:
-            for _ in range(enrol.CAPTURES):
-                rendered.add(face, user(face))
-        start = time.process_time()
-        rendered_ad = rendered.adapt()
-        rendered_cpu = time.process_time() - start
+        rendered = _captured(plan, model, synthetic.RenderedCrops(kind, ENROL_SEED))
+        rendered_ad, rendered_cpu = _adapted(rendered)
         rendered_profile = _profile(game, plan, rendered_ad)
         for table in tables:
             crops, keys = synthetic.render(plan.crop, HELD_OUT, table, TABLE_TEST_START,
@@ -313,18 +313,10 @@ def table_rows(games=TABLE_GAMES, tables=TABLES) -> list[dict]:
                              f"seed {ENROL_SEED}), cross-validated "
                              f"{rendered_ad.cv['accuracy']:.3f}; adapting "
                              f"{rendered_cpu:.1f} s CPU"))
-            session = enrol.Session(plan, model)
-            user = synthetic.RenderedCrops(plan.crop, table, game=game)
-            for face in plan.faces:
-                for _ in range(enrol.CAPTURES):
-                    session.add(face, user(face))
-            for method in METHODS:
-                session.method = method
-                start = time.process_time()
-                ad = session.adapt()
-                cpu = time.process_time() - start
-                after = _accuracy(plan, _profile(game, plan, ad).predict(plan.model, model,
-                                                                          crops), truth)
+            session = _captured(plan, model,
+                                synthetic.RenderedCrops(plan.crop, table, game=game))
+            for method, ad, cpu, after in _each_method(game, plan, model, session, crops,
+                                                       truth):
                 rows.append(_row(f"{plan.model} accuracy, {_name(method, ad)}, enrolled on "
                                  "the table's crops cut by the reader", data, len(crops),
                                  round(before, 3), round(after, 3),
