@@ -13,13 +13,16 @@ Seeds are ``start .. start + n - 1`` for both the position and the image.
 ``evaluate`` (``--full``) measures any game end to end through ``vision.observe``: per
 frame the board found or not, each element of the position (``elements``) right or wrong,
 the whole position exactly right, and the time from the raw frame to the observation;
-``--truth-board`` hands the reader the render's true corners instead (the reader alone).
+``--truth-board`` hands the reader the render's true corners instead (the reader alone);
+``--kinds`` adds the e-SOLO-e family's errors by kind (``error_kinds``: occupancy, height,
+players, up face, faces given wrong or left null).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -137,9 +140,63 @@ def elements(game: str, position: dict) -> dict[str, object]:
             if s else None for i, s in enumerate(position["cells"])}
 
 
+ESOLOE_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
+
+
+def error_kinds(want: dict, got: dict, uncertain: list | tuple = ()) -> Counter:
+    """An e-SOLO-e family reading's errors by kind against the truth's position: fields;
+    occupancy wrong (``occupancy missed`` / ``extra``, and of those ``occupancy flagged``,
+    listed in ``uncertain``); over the fields occupied in both: ``stacks``, ``height
+    wrong`` (``height sure wrong``: not listed), ``top player wrong``, ``up`` symbols in the
+    truth and of those ``up null`` / ``up wrong``; over the stacks read at their height:
+    ``lower cubes`` and ``lower player wrong``, the ``cubes`` with faces in the truth, their
+    ``faces`` and of those ``face null`` / ``face wrong`` (a wrong non-null face is an
+    orientation guessed wrong), ``cubes resolved`` (all six faces given) and ``cubes with a
+    wrong face``."""
+    listed = {u["path"] for u in uncertain}
+    out: Counter = Counter()
+    for i, (ws, gs) in enumerate(zip(want["cells"], got["cells"], strict=True)):
+        out["fields"] += 1
+        if bool(ws) != bool(gs):
+            out["occupancy wrong"] += 1
+            out["occupancy missed" if ws else "occupancy extra"] += 1
+            out["occupancy flagged"] += f"cells.{i}" in listed
+            continue
+        if not ws:
+            continue
+        out["stacks"] += 1
+        if len(ws) != len(gs):
+            out["height wrong"] += 1
+            out["height sure wrong"] += f"cells.{i}" not in listed
+        out["top player wrong"] += ws[-1]["player"] != gs[-1]["player"]
+        up, read = ((c.get("faces") or {}).get("up") for c in (ws[-1], gs[-1]))
+        if up is not None:
+            out["up"] += 1
+            out["up null"] += read is None
+            out["up wrong"] += read is not None and read != up
+        if len(ws) != len(gs):
+            continue
+        for level, (wc, gc) in enumerate(zip(ws, gs, strict=True)):
+            if level < len(ws) - 1:
+                out["lower cubes"] += 1
+                out["lower player wrong"] += wc["player"] != gc["player"]
+            faces, given = wc.get("faces") or {}, gc.get("faces") or {}
+            if not faces:
+                continue
+            out["cubes"] += 1
+            out["cubes resolved"] += all(given.get(d) is not None for d in faces)
+            wrong = sum(given.get(d) is not None and given.get(d) != v for d, v in faces.items())
+            out["faces"] += len(faces)
+            out["face null"] += sum(given.get(d) is None for d in faces)
+            out["face wrong"] += wrong
+            out["cubes with a wrong face"] += wrong > 0
+    return out
+
+
 @dataclass
 class Frame:
-    """One render's result: board found, elements right / counted, exact, seconds."""
+    """One render's result: board found, elements right / counted, exact, seconds; for the
+    e-SOLO-e family on a found board its ``error_kinds``."""
 
     found: bool
     right: int
@@ -147,6 +204,7 @@ class Frame:
     exact: bool
     seconds: float
     error: str | None = None
+    kinds: Counter = field(default_factory=Counter)
 
 
 def evaluate(game: str, seeds, camera: str = "overhead",
@@ -168,16 +226,16 @@ def evaluate(game: str, seeds, camera: str = "overhead",
                                     options=RenderOptions(camera_mode=camera))
         want = elements(game, truth["position"])  # as named (docs/vision.md, Naming)
         t0 = time.perf_counter()
-        error, got = None, None
+        error, got, uncertain = None, None, []
         try:
             if truth_board:
                 fix = truth_fix(truth)
-                got = importlib.import_module(READERS[game]).read(image, fix, geom,
-                                                                  None).position
-                found = True
+                reading = importlib.import_module(READERS[game]).read(image, fix, geom, None)
+                got, uncertain, found = reading.position, reading.uncertain, True
             else:
                 obs = observe(image, game)
-                got, found = obs["position"], board_found(BoardFix(np.array(
+                got, uncertain = obs["position"], obs.get("uncertain", [])
+                found = board_found(BoardFix(np.array(
                     [obs["board"][k] for k in CORNER_NAMES], np.float64), None), truth)
         except ObserveError as err:
             error, found = str(err), False
@@ -187,7 +245,9 @@ def evaluate(game: str, seeds, camera: str = "overhead",
             continue
         have = elements(game, got)
         right = sum(have.get(k) == v for k, v in want.items())
-        out.append(Frame(True, right, len(want), right == len(want), seconds))
+        kinds = (error_kinds(truth["position"], got, uncertain) if game in ESOLOE_GAMES
+                 else Counter())
+        out.append(Frame(True, right, len(want), right == len(want), seconds, kinds=kinds))
     return out
 
 
@@ -246,6 +306,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --full: the reader alone, on the render's true corners")
     parser.add_argument("--occlusion", action="store_true",
                         help="hands on scripted frames (occlusion_rates), per game")
+    parser.add_argument("--kinds", action="store_true",
+                        help="with --full, e-SOLO-e family: the errors by kind (error_kinds) "
+                             "over the found boards")
     args = parser.parse_args(argv)
     if args.occlusion:
         for game in args.games.split(","):
@@ -262,6 +325,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{game:17s} {camera:8s} " + " ".join(
                     f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
                     for k, v in row.items()), flush=True)
+                if args.kinds:
+                    kinds = sum((f.kinds for f in frames), Counter())
+                    print("    " + ", ".join(f"{k} {v}" for k, v in kinds.items()), flush=True)
         return 0
     for game in args.games.split(","):
         for camera in args.camera.split(","):
