@@ -59,6 +59,16 @@ STRIP_LINES = 40  # the longest straight edges paired into a strip's sides
 STRIP_PIECES = 120  # the longest pieces of straight edges joined into them
 STRIP_GAP = 0.08  # of the frame's width: a straight edge's pieces joined across this
 STRIPS = 4  # strips fitted per frame
+ENDS_REACH = 0.5  # of a strip's length: how far strip_ends moves each of its ends
+SEPARATOR_MM = 1.5  # a strip's field separator stands out from the leather this far off
+ENDS_SHORTEST = 0.7  # of its length: a strip's ends come no nearer (half would show half
+# its separators, the others on its fields' numbers)
+ENDS_STRIDE = 0.01  # of a strip's length: strip_ends' step
+RIGID_TRIES = 2  # free alignments fitted that are aligned again as a rigid view
+ENDS_MOVED = 0.05  # of its length: corners this near ones tried are not aligned again
+ENDS_PERSPECTIVE = (0.8, 0.9, 1.0, 1.1, 1.25)  # its first gap over its last, square root
+END_MM = 4.0  # a strip's end: the colours this far inside and outside it compared
+END_LEVELS = 10.0  # colour levels: a smaller step at an end counts for less
 MODEL_POINTS_PER_SIDE = 60  # edge model: points along the board's longer side
 MIN_STEP = 6.0  # grey levels: weakest outline step the fit uses
 MIN_LINE = 3.0  # grey levels: weakest painted line the fit uses
@@ -402,6 +412,79 @@ def _grown(quad: np.ndarray, geom: Geometry, inset: float) -> np.ndarray:
     return _project(H.astype(np.float64), geom.corners_mm())
 
 
+def strip_ends(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """A strip's named corners (its long sides east-west, as Neunfeld's) with its two
+    short ends moved along its long sides to where the painted lines across it show best:
+    its long sides are found more often than its ends (a die or a pawn on an end, the
+    table's lines that carry on past it). Along the strip ``corners`` put it, each end
+    is moved by up to ``ENDS_REACH`` of its length, and the spacing of the lines may grow
+    or shrink along it (``ENDS_PERSPECTIVE``: where the long sides meet is ill-defined for
+    nearly parallel sides). Scored on one profile along the strip: the lines across it
+    (``edge_model``'s: the separators and the stitching; lighter (darker) than
+    ``SEPARATOR_MM`` either side, the median over its width: a field's number is no
+    line) where the ends put them, less the same half-way between them and half a gap
+    beyond, plus each end where the colour beyond it lies farther from the board's than
+    inside it."""
+    H = _H(corners, geom)
+    w = geom.width / 2
+    step = max(geom.width / max(float(np.linalg.norm(corners[1] - corners[0])), 1.0), 0.2)
+    u = np.arange(-w * (1 + 2 * ENDS_REACH), w * (1 + 2 * ENDS_REACH) + step, step)
+    v = np.linspace(-0.4, 0.4, 9) * geom.depth
+    uu, vv = np.meshgrid(u, v)
+    pts = np.column_stack([uu.ravel(), vv.ravel()])
+    seen = (pts @ H[2, :2] + H[2, 2]) * H[2, 2] > 1e-9 * H[2, 2] ** 2  # not behind the camera
+    px = np.full((len(pts), 2), -1e4, np.float32)
+    px[seen] = _project(H, pts[seen])
+    band = cv2.remap(image, px[:, 0].reshape(uu.shape), px[:, 1].reshape(uu.shape),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    grey = cv2.GaussianBlur(band.mean(axis=2), (0, 0), sigmaX=max(SEPARATOR_MM / 4 / step, 0.5),
+                            sigmaY=1e-3)
+    k = max(int(round(SEPARATOR_MM / step)), 1)
+    pad = edge_model(geom).polarity * np.pad(grey, ((0, 0), (k, k)), mode="edge")
+    line = np.median(pad[:, k:-k] - np.maximum(pad[:, :-2 * k], pad[:, 2 * k:]), axis=0)
+    west0, east0 = np.searchsorted(u, -w), np.searchsorted(u, w)
+    # how far each place's colour lies from the board's (the median over the middle half
+    # of where corners put it), over END_MM inside and outside a possible end
+    colour = band[2:-2].mean(axis=0)
+    board = np.median(colour[(3 * west0 + east0) // 4:(west0 + 3 * east0) // 4], axis=0)
+    off = np.cumsum(np.pad(np.linalg.norm(colour - board, axis=1), (1, 0)))
+    m = max(int(round(END_MM / step)), 1)
+    i = np.clip(np.arange(len(u)), m, len(u) - m)
+    before, after = (off[i] - off[i - m]) / m, (off[i + m] - off[i]) / m
+    west_end = np.clip((before - after) / (before + after + END_LEVELS), 0, None)
+    east_end = np.clip((after - before) / (before + after + END_LEVELS), 0, None)
+    # the painted lines across the strip as shares of its length; half-way between
+    # them, and half a gap beyond the outer ones
+    model = edge_model(geom)
+    marks = np.unique(np.round(model.points[model.line & (model.normals[:, 1] == 0), 0],
+                               1)) / (2 * w) + 0.5
+    half = np.diff(marks) / 2
+    gaps = np.concatenate([[marks[0] - half[0]], marks[:-1] + half, [marks[-1] + half[-1]]])
+    # each end's position (index into u) at most ENDS_REACH of the length from where
+    # corners put it, every ENDS_STRIDE of the length (a line within that counts), with
+    # each spacing
+    reach = int(round(2 * w * ENDS_REACH / step))
+    stride = max(int(round(ENDS_STRIDE * 2 * w / step)), 1)
+    near = cv2.dilate(np.clip(line, 0, None)[None], np.ones((1, 2 * stride + 1)))[0]
+    near = np.clip(near / max(float(np.percentile(near, 95)), 1e-6), 0, 1)
+    a, b, lam = (x.ravel() for x in np.meshgrid(
+        np.clip(np.arange(west0 - reach, west0 + reach + 1, stride), 0, len(u) - 1),
+        np.clip(np.arange(east0 - reach, east0 + reach + 1, stride), 0, len(u) - 1),
+        ENDS_PERSPECTIVE))
+    keep = (b - a) >= (east0 - west0) * ENDS_SHORTEST
+    a, b, lam = a[keep], b[keep], lam[keep, None]
+
+    def at(t):  # the profile where the ends and the spacing put the shares t
+        t = lam * t / (1 + (lam - 1) * t)
+        return near[np.clip(np.round(a[:, None] + (b - a)[:, None] * t), 0, len(u) - 1)
+                    .astype(int)].mean(axis=1)
+
+    i = int(np.argmax(at(marks) - at(gaps) + (west_end[a] + east_end[b]) / 2))
+    ends = np.array([[u[a[i]], geom.depth / 2], [u[b[i]], geom.depth / 2],
+                     [u[b[i]], -geom.depth / 2], [u[a[i]], -geom.depth / 2]])
+    return _project(H, ends)
+
+
 def fit_grey(image: np.ndarray) -> np.ndarray:
     """The image the model fit reads: grey, float32, lightly smoothed."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -414,6 +497,39 @@ def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
     return fit_model(fit_grey(image), np.asarray(quad, np.float64), geom)
 
 
+def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
+    """(inset, candidate, named corners to align from): each candidate taken as the
+    board's edge (for Cubes then as its band's and its grid's, ``_insets``); on a strip
+    then each with its ends searched along it (``strip_ends``) where that gives corners
+    not tried yet."""
+    for inset in _insets(geom):
+        for quad in quads:
+            yield inset, quad, _grown(name_corners(quad, geom), geom, inset)
+    if geom.aspect >= STRIP_ASPECT:
+        tried = [name_corners(quad, geom) for quad in quads]
+        for quad, named in zip(quads, list(tried), strict=True):
+            ends = strip_ends(image, named, geom)
+            near = ENDS_MOVED * np.linalg.norm(named[1] - named[0])
+            if all(np.abs(ends - t).max() > near for t in tried):
+                tried.append(ends)
+                yield 0.0, quad, ends
+
+
+def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted: list):
+    """(rigid, inset, candidate, named corners to align from): the ``_starts``, their
+    corners moved freely (``align``); then of those whose alignment was fitted
+    (``fitted``: (support, inset, candidate, start), filled by the caller) the
+    ``RIGID_TRIES`` whose fits showed most (``support``, none that showed nothing) again,
+    the board moved as a rigid view of it
+    (``align``'s ``rigid``: where pieces hide the board's far edge, the free corners
+    follow the pieces' edges, a view cannot without leaving its near edge and sides)."""
+    for inset, quad, start in _starts(image, quads, geom):
+        yield False, inset, quad, start
+    shown = [f for f in sorted(fitted, key=lambda f: -f[0]) if f[0] > 0]
+    for _, inset, quad, start in shown[:RIGID_TRIES]:
+        yield True, inset, quad, start
+
+
 def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     """The board's top-face corners in ``image`` (BGR uint8), or None when none is seen."""
     from vision.board_align import align
@@ -423,27 +539,32 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     best, done = (0.0, None, None), False
     top = first = 0.0  # the best alignment score so far, and at the first tolerance
     quads = coarse_candidates(image, geom)
-    for inset, quad in ((i, q) for i in _insets(geom) for q in quads):
+    fitted_from = []  # (support, inset, candidate, start) of the free alignments fitted
+    for rigid, inset, quad, start in _attempts(image, quads, geom, fitted_from):
         if inset and quad is quads[0] and best[1] is not None:
             break  # found taking the candidates as the board's edge
-        start = _grown(name_corners(quad, geom), geom, inset)
+        if done:
+            break
         if not cv2.isContourConvex(start.astype(np.float32)):
             continue
-        aligned, score, coarse = align(grey, start, geom, sign, ALIGNED_SHARE * first)
+        aligned, score, coarse = align(grey, start, geom, sign, ALIGNED_SHARE * first, rigid)
         first = max(first, coarse)
         if score < ALIGNED_SHARE * top or not cv2.isContourConvex(
                 aligned.astype(np.float32)):
             continue
         top = max(top, score)
         fitted = fit_model(grey, aligned, geom, wide=0.0)
+        shown = 0.0
         for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
             s, lines = support(grey, corners, geom)
+            if geom.aspect >= STRIP_ASPECT:  # its painted lines count as much as the rest
+                s = min(s, lines)
+            shown = max(shown, s)
             if s > best[0]:
                 best = (s, corners, start)
-                done = s >= GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else \
-                    min(s, lines) >= STRIP_SUPPORT
-        if done:
-            break
+                done = s >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT)
+        if not rigid:
+            fitted_from.append((shown, inset, quad, start))
     if best[1] is None:
         return None
     return BoardFix(orient(image, best[1], geom), best[2])

@@ -42,6 +42,9 @@ LEAST_LINE = 6.0  # grey levels of a painted line
 SHORT_REACH = 0.2  # of the quad's shortest side at most: a strip's two sides stay apart
 LINE_POINTS = 240  # painted lines' points scored at most
 MAX_ROUNDS = 12  # pattern-search moves per step size
+RIGID_LEVELS = 2  # rigid: the first levels move a view of the board (_Pose), not its corners
+POSE_FREE = 6  # of a view's numbers the search moves (not the focal length)
+POSE_HFOV = (50.0, 55.0, 60.0, 65.0, 70.0)  # degrees: a view's first focal lengths
 SHAPE_SLACK = 2.6  # a quad's side ratio may differ this much from the board's (perspective)
 PERSPECTIVE_SLACK = 2.2  # and its opposite sides from each other
 
@@ -197,6 +200,78 @@ def _search(maps: _Maps, quad: np.ndarray, src: np.ndarray, step: float, least: 
     return quad, best
 
 
+class _Pose:
+    """The board's top face seen by a pinhole camera without distortion, its principal
+    point at the frame's centre: a view is 7 numbers (rotation vector, translation in
+    mm, log of the focal length in px), its corners (nw, ne, se, sw) in px of the crop
+    ``align`` works on (``origin``, ``scale``)."""
+
+    def __init__(self, geom, size: tuple[int, int], origin: np.ndarray, scale: float):
+        self.obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
+        self.centre = (np.asarray(size, np.float64) - 1) / 2
+        self.origin, self.scale = origin, scale
+        self.size = size
+
+    def corners(self, views: np.ndarray) -> np.ndarray:
+        """(k, 4, 2) crop px of the views (k, 7); NaN where a corner lies behind the
+        camera."""
+        r, t, f = views[:, :3], views[:, 3:6], np.exp(views[:, 6])
+        theta = np.linalg.norm(r, axis=1)
+        k = r / np.maximum(theta, 1e-12)[:, None]
+        K = np.zeros((len(views), 3, 3))
+        K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -k[:, 2], k[:, 1], -k[:, 0]
+        K = K - K.transpose(0, 2, 1)
+        R = (np.eye(3) + np.sin(theta)[:, None, None] * K
+             + (1 - np.cos(theta))[:, None, None] * (K @ K))
+        X = np.einsum("kij,nj->kni", R, self.obj) + t[:, None, :]
+        z = np.where(X[..., 2] > 1e-6, X[..., 2], np.nan)
+        px = f[:, None, None] * X[..., :2] / z[..., None] + self.centre
+        return (px - self.origin + 0.5) * self.scale - 0.5
+
+    def view(self, quad: np.ndarray) -> np.ndarray:
+        """The view (7,) whose corners come nearest ``quad`` (crop px), of those with the
+        focal lengths of ``POSE_HFOV`` (``cv2.solvePnP``, IPPE)."""
+        px = ((quad + 0.5) / self.scale - 0.5 + self.origin).astype(np.float64)
+        best = (np.inf, None)
+        for hfov in POSE_HFOV:
+            f = self.size[0] / 2 / np.tan(np.radians(hfov) / 2)
+            K = np.array([[f, 0, self.centre[0]], [0, f, self.centre[1]], [0, 0, 1]])
+            ok, rvec, tvec = cv2.solvePnP(self.obj, px, K, None, flags=cv2.SOLVEPNP_IPPE)
+            if not ok:
+                continue
+            v = np.concatenate([rvec.ravel(), tvec.ravel(), [np.log(f)]])
+            err = float(np.nanmean(np.abs(self.corners(v[None])[0] - quad)))
+            if err < best[0]:
+                best = (err, v)
+        return best[1]
+
+
+def _search_pose(maps: _Maps, pose: _Pose, view: np.ndarray, src: np.ndarray, step: float,
+                 least: float):
+    """Pattern search (as ``_search``) over the view's 7 numbers, each moved by what
+    moves a corner ``step`` px at most."""
+    def score(views):
+        quads = pose.corners(views)
+        s = maps.score(np.nan_to_num(quads, nan=-1e6), src)
+        return np.where(np.isnan(quads).any(axis=(1, 2)), -1.0, s)
+
+    best = float(score(view[None])[0])
+    eye = np.eye(len(view))[:POSE_FREE]
+    while step >= least:
+        for _ in range(MAX_ROUNDS):
+            probe = pose.corners(view[None] + 1e-4 * eye)
+            reach = np.nanmax(np.abs(probe - pose.corners(view[None])), axis=(1, 2)) / 1e-4
+            moves = eye * (step / np.maximum(reach, 1e-9))[:, None]
+            trial = view[None] + np.concatenate([moves, -moves])
+            s = score(trial)
+            i = int(np.argmax(s))
+            if s[i] <= best + 1e-6:
+                break
+            best, view = float(s[i]), trial[i]
+        step /= 2
+    return view, best
+
+
 def _saturated(m: np.ndarray, least: float) -> np.ndarray:
     """``m`` over its ``SATURATE`` percentile (every fourth pixel's; at least ``least``:
     a plain table's noise does not count fully), clipped to 0..1."""
@@ -206,7 +281,7 @@ def _saturated(m: np.ndarray, least: float) -> np.ndarray:
 
 
 def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
-          floor: float = 0.0) -> tuple[np.ndarray, float, float]:
+          floor: float = 0.0, rigid: bool = False) -> tuple[np.ndarray, float, float]:
     """``corners`` (nw, ne, se, sw, image px of ``grey``, the float32 grey the fit reads)
     moved to where the board's edge model scores best (see the module doc), that score
     (0..1) and the score at the first tolerance. ``sign``: the outline's step, -1 darker
@@ -253,12 +328,18 @@ def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
     src = mm.astype(np.float32)
     short = float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).min())
     first = 0.0
+    pose = _Pose(geom, (w, h), np.array([x0, y0], np.float64), scale)
+    view = pose.view(quad) if rigid else None
     for level, reach in enumerate(REACHES):
         r = int(round(min(reach * side * scale, SHORT_REACH * short)))
         maps = _Maps(sides, line, r, pts, side_of, is_line, nrm[:, 1] == 0,
                      geom.width / geom.depth)
         step = max(r, 1.0)
-        quad, score = _search(maps, quad, src, step, max(step / 4, 0.25))
+        if level < RIGID_LEVELS and view is not None:
+            view, score = _search_pose(maps, pose, view, src, step, max(step / 4, 0.25))
+            quad = pose.corners(view[None])[0]
+        else:
+            quad, score = _search(maps, quad, src, step, max(step / 4, 0.25))
         if level == 0:
             first = score
             if score < floor:
