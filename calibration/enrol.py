@@ -96,6 +96,10 @@ class Plan:
     crop: str  # what is cut from a frame (``board_crop``): field (a Cubes stone), up
     #   (an e-SOLO-e cube's up face), top (a Miwin die's top)
     faces: tuple[Face, ...]
+    #: views a profile reads a crop from (``Session``): 4, its quarter turns, where a face
+    #: reads the same any way round (symbols, pips); 1 for Cubes' stones, whose crops the
+    #: reader turns upright (a digit turned is another picture)
+    turns: int = 4
 
 
 #: the field a piece is shown on (its name in ``vision.board.geometry``), per game whose
@@ -130,11 +134,12 @@ def plan(game: str, heads: dict[str, tuple[str, ...]] | None = None) -> Plan:
                 for side, token, look in (("active", letter, "white disc, black digit"),
                                           ("inactive", letter.lower(),
                                            "black disc, white digit")):
-                    faces.append(Face(f"the {colour} {digit} stone, {side} side up ({look})",
+                    faces.append(Face(f"the {colour} {digit} stone, {side} side up ({look}),"
+                                      " its digit upright as seen from the south",
                                       token + digit, f"{colour} {digit} stone"))
         if "empty" in (heads or {}).get("kind", ()):
             faces.append(EMPTY_FACE)
-        return Plan("stone", TOKEN, "field", tuple(faces))
+        return Plan("stone", TOKEN, "field", tuple(faces), turns=1)
     if game == "esoloe-3andc":
         raise EnrolError("3andC's cubes carry no symbols: there is nothing to enrol "
                          "(tableref calibrate colour measures the cubes' colours)")
@@ -142,21 +147,27 @@ def plan(game: str, heads: dict[str, tuple[str, ...]] | None = None) -> Plan:
 
 
 def stone_field_crops(image: np.ndarray, fix, fields: Sequence[str],
-                      calibration: dict | None = None) -> list[np.ndarray]:
+                      calibration: dict | None = None,
+                      turns: Sequence[int] | None = None) -> list[np.ndarray]:
     """The Cubes ``fields`` (names: ``"4,4"``) of ``image`` (after the calibration's white
     balance, as vision reads it) cut for the stone model exactly as ``vision.read_cubes``
     cuts them: its ``planes`` for the board's fix (``vision.board.BoardFix``: the
     registered corners or the board found) and ``calibration`` (``K``, ``dist``), then
-    its ``stone_crop`` at the field's centre on the stones' top plane. So a profile
-    learns the picture the reader will give it. ``EnrolError`` where the corners fit no
-    camera pose."""
+    its ``stone_crop`` at the field's centre on the stones' top plane, turned upright
+    (``read_cubes.upright``) by the quarter turns each stone lies at (``turns``, one a
+    field: a player's stone laid to be read from the player's seat lies at
+    ``rules.cubes_position.reading_turns`` of it; none: every stone laid to be read from
+    the south, as ``tableref enrol`` asks). So a profile learns the picture the reader
+    will give it. ``EnrolError`` where the corners fit no camera pose."""
     from vision.board import geometry
-    from vision.read_cubes import planes, stone_crop
+    from vision.read_cubes import planes, stone_crop, upright
 
     centres = field_centres(fields)
     with _no_pose():
         top = planes(image, fix, geometry("cubes"), calibration)[1]
-    return [stone_crop(image, top, u, v) for u, v in centres]
+    turns = [0] * len(centres) if turns is None else turns
+    return [upright(stone_crop(image, top, u, v), t)
+            for (u, v), t in zip(centres, turns, strict=True)]
 
 
 def up_face_crops(image: np.ndarray, fix, game: str, fields: Sequence[str],
@@ -504,7 +515,6 @@ AUTO_METHODS = ("model", "prototypes", "linear", "finetune")
 #: fair coin's difference (a one-sided sign test at 5 %), and by 1 at least
 SIGN_Z = 1.645
 LINEAR_STEPS = 300
-READ_TURNS = 4  # a profile reads a crop from its quarter turns (Session's default)
 LINEAR_RATE = 0.5
 LINEAR_DECAY = 1e-3
 
@@ -752,10 +762,12 @@ class Session:
     ``augmentations``: views per quarter turn a capture gives fine-tuning (the first as
     captured): ``AUGMENT_ROWS`` rows in all for the plan's faces at ``CAPTURES`` each,
     at most ``AUGMENT_MAX``. ``turns``: the profile reads a crop from its four quarter
-    turns (4, ``READ_TURNS``) or as it is (1); the cross-validation reads the same way."""
+    turns (4) or as it is (1), by default as the plan says (``Plan.turns``); the
+    cross-validation reads the same way."""
 
     def __init__(self, plan_: Plan, classifier: Classifier, method: str = "auto",
-                 turns: int = READ_TURNS):
+                 turns: int | None = None):
+        turns = plan_.turns if turns is None else turns
         if method not in (*METHODS, "auto"):
             raise EnrolError(f"unknown method {method!r} (known: auto, {', '.join(METHODS)})")
         if turns not in (1, 4):
@@ -873,7 +885,7 @@ class Session:
 
 def enrol(game: str, capture: Capture, *, captures: int = CAPTURES, more: int = 3,
           rounds: int = 2, classifier: Classifier | None = None, method: str = "auto",
-          turns: int = READ_TURNS, say: Callable[[str], None] = print
+          turns: int | None = None, say: Callable[[str], None] = print
           ) -> tuple[EnrolmentProfile, Session]:
     """Ask for every face ``captures`` times, then, while a class is weak, ``more`` times
     each face of the weak classes (at most ``rounds`` times). Returns the profile."""

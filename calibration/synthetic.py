@@ -81,6 +81,7 @@ def field_frame(seed: int, frame: int, variant: str | None = None, game: str = "
     )
     from rules.miwin import BY_COLOUR
     from vision.render.frame import RenderOptions, render_scene
+    from vision.render.scene import stone_turns
 
     if variant not in (None, "default"):
         raise EnrolError(f"the renderer draws whole frames in the games' own set only: "
@@ -116,7 +117,9 @@ def field_frame(seed: int, frame: int, variant: str | None = None, game: str = "
             names = [f"{i // 10},{i % 10}" for i in fields]
             keys = [(f.piece, f.label) for f in faces] + \
                 [(EMPTY_FACE.piece, EMPTY_FACE.label)] * FIELD_EMPTY
-            return stone_field_crops(image, fix, names), keys
+            laid = stone_turns(position)  # how the renderer laid each colour's stones
+            turns = [laid.get(f.label[0].upper(), 0) for f in faces] + [0] * FIELD_EMPTY
+            return stone_field_crops(image, fix, names, turns=turns), keys
         if game in ("tyr", "neunfeld"):
             tops = die_top_crops(game, image, fix)
             return list(tops.values()), [(f"{c} die", str(truth["position"]["dice"][c]["top"]))

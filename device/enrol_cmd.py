@@ -56,9 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default="auto", help="how to adapt (default auto: the best "
                         "cross-validated of prototypes, a new last layer and finetune, "
                         "the model's last convolution retrained with a new head)")
-    parser.add_argument("--turns", type=int, choices=(1, 4), default=4,
-                        help="read each crop from its four quarter turns (default) or as "
-                             "it is (1: a quarter of the model runs)")
+    parser.add_argument("--turns", type=int, choices=(1, 4), default=None,
+                        help="read each crop from its four quarter turns or as it is (1: a "
+                             "quarter of the model runs); default 4, and 1 for Cubes' "
+                             "stones, which the reader turns upright")
     parser.add_argument("--models-dir", metavar="DIR",
                         help="where the models lie (default: the project's models/)")
 

@@ -8,11 +8,13 @@ import pytest
 
 from calibration import enrol, synthetic
 from device import enrol_cmd
+from rules.registry import get_game
 from vision import read_cubes
 from vision.board import CORNER_NAMES, BoardFix, geometry
 from vision.classifier import shared
 from vision.render.frame import render_scene
 from vision.render.positions import random_position
+from vision.render.scene import stone_turns
 
 # stones on fields the reader reads with the model (a colour shows), at the board's middle
 # and near its corners, where a slanted view turns and shrinks the crop most
@@ -21,16 +23,19 @@ STONES = {(4, 4): "B4", (0, 0): "r3", (0, 9): "K6", (9, 0): "O2", (9, 9): "b5", 
 
 @pytest.fixture(scope="module")
 def frame():
-    """A Cubes frame (dev seed 120) with ``STONES``, its board's fix (the true corners)
-    and a calibration with the true camera."""
+    """A Cubes frame (dev seed 120) with ``STONES``, its board's fix (the true corners),
+    a calibration with the true camera and the position (four players seated as the rules
+    seat four, as the reader takes them without a calibration's players)."""
     position = random_position("cubes", 120)
+    position["players"] = get_game("cubes").initial_state(
+        n_players=4).position.to_json()["players"]
     position["grid"] = [["."] * 10 for _ in range(10)]
     for (r, c), token in STONES.items():
         position["grid"][r][c] = token
     image, truth = render_scene("cubes", position, 120)
     corners = np.array([truth["board"]["corners"][k] for k in CORNER_NAMES], np.float64)
     calibration = {"K": np.array(truth["camera"]["K"]), "dist": np.array(truth["camera"]["dist"])}
-    return image, BoardFix(corners, corners.copy()), calibration
+    return image, BoardFix(corners, corners.copy()), calibration, position
 
 
 def _readers_crops(monkeypatch, image, fix, calibration) -> list[np.ndarray]:
@@ -51,16 +56,16 @@ def _readers_crops(monkeypatch, image, fix, calibration) -> list[np.ndarray]:
 def test_enrolment_cuts_a_field_as_the_reader_does(monkeypatch, frame, with_camera):
     if shared("stone") is None:
         pytest.skip("no stone model: the reader cuts no stones")
-    image, fix, camera = frame
+    image, fix, camera, position = frame
     calibration = camera if with_camera else None
     seen = _readers_crops(monkeypatch, image, fix, calibration)
     names = [f"{r},{c}" for r, c in STONES]
-    ours = enrol.stone_field_crops(image, fix, names, calibration)
-    # every stone the reader gave the model is byte for byte enrolment's crop of its field,
-    # turned by the quarter turns of its owner's seat (read_cubes.upright; enrolment cuts a
-    # stone as laid to be read from the south)
-    matched = [next((i for i, c in enumerate(ours)
-                     if any(np.array_equal(c, np.rot90(crop, t)) for t in range(4))), None)
+    laid = stone_turns(position)
+    ours = enrol.stone_field_crops(image, fix, names, calibration,
+                                   [laid.get(token[0].upper(), 0) for token in STONES.values()])
+    # every stone the reader gave the model is byte for byte enrolment's crop of its field
+    # (each stone turned upright by the seat of its owner, as the renderer laid it)
+    matched = [next((i for i, c in enumerate(ours) if np.array_equal(c, crop)), None)
                for crop in seen]
     assert sorted(m for m in matched if m is not None) == list(range(len(STONES))), matched
     assert ours[0].shape == (read_cubes.CROP_PX, read_cubes.CROP_PX, 3)
@@ -71,7 +76,7 @@ def test_a_field_capture_from_a_camera_is_the_readers_crop(monkeypatch, frame, t
     white-balanced first, cut as the reader cuts it."""
     if shared("stone") is None:
         pytest.skip("no stone model: the reader cuts no stones")
-    image, fix, camera = frame
+    image, fix, camera, _ = frame
     cv2.imwrite(str(tmp_path / "frame.png"), image)
 
     class Balance:  # a white balance that shows whether it was applied
@@ -127,7 +132,7 @@ def test_field_arguments(capsys, tmp_path, argv, message):
 
 
 def test_corners_no_camera_fits_are_an_enrol_error(monkeypatch, frame):
-    image, fix, _ = frame
+    image, fix, _, _ = frame
 
     def no_pose(*args):
         raise ValueError("no camera pose fits the board corners")

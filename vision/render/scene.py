@@ -625,26 +625,26 @@ def _dependency_cards(board: Board, position: dict, seed: int) -> list[Solid]:
     return out
 
 
-def _owners_seats(position: dict) -> dict[str, str]:
-    """Stone letter (upper case) -> the seat of the player of that colour."""
-    from rules.cubes_position import SEATS
+def stone_turns(position: dict) -> dict[str, int]:
+    """Stone letter (upper case) -> the quarter turns (``rules.cubes_position.
+    reading_turns``) at which a stone of that colour lies: laid to be read from the seat of
+    the player of its colour; a colour no player has lies as if read from the south."""
+    from rules.cubes_position import SEATS, reading_turns
 
     letters = {colour: letter for letter, colour in pieces.COLOUR_LETTERS.items()}
     players = position.get("players")
-    return {letters[p["colour"]]: p["seat"] for p in players if isinstance(p, dict)
-            and p.get("colour") in letters and p.get("seat") in SEATS} \
-        if isinstance(players, list) else {}
+    return {letters[p["colour"]]: reading_turns(p["seat"]) for p in players
+            if isinstance(p, dict) and p.get("colour") in letters
+            and p.get("seat") in SEATS} if isinstance(players, list) else {}
 
 
 def _cubes_pieces(board: Board, position: dict, seed: int, looks: Looks) -> list[Solid]:
     """The stones, each a little off its field's centre and turned a few degrees; a
-    player's stone laid to be read from the player's seat (``reading_turns``)."""
-    from rules.cubes_position import reading_turns
-
+    player's stone laid to be read from the player's seat (``stone_turns``)."""
     grid = position.get("grid") if isinstance(position, dict) else None
     if not isinstance(grid, list) or len(grid) != 10:
         raise InvalidPosition("grid", "expected 10 rows")
-    seats = _owners_seats(position)
+    turns = stone_turns(position)
     out = []
     for r, row in enumerate(grid):
         if not isinstance(row, list) or len(row) != 10:
@@ -663,8 +663,7 @@ def _cubes_pieces(board: Board, position: dict, seed: int, looks: Looks) -> list
             u = cell.u + _clip(jit.normal(0, 1.2), -slack, slack)
             v = cell.v + _clip(jit.normal(0, 1.2), -slack, slack)
             yaw = _clip(jit.normal(0, 5), -12, 12)
-            if tok != "W" and tok[0].upper() in seats:
-                yaw += 90 * reading_turns(seats[tok[0].upper()])
+            yaw += 90 * turns.get(tok[0].upper(), 0)
             yaw_R = board.R @ rot_z(yaw)
             base = board.world(u, v, board.z_top)
             s = looks.stone(base, yaw_R, tok, jit)

@@ -154,20 +154,18 @@ def _field_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[str
     stone turned upright by its owner's seat (``read_cubes.upright``). A share
     (``FIELD_KEEP``) of each sort of field is kept; labels are the grid tokens (``.``
     empty)."""
-    from rules.cubes_position import reading_turns
     from vision.board import CORNER_NAMES, BoardFix, geometry
     from vision.read_cubes import planes, stone_crop, upright
     from vision.render.frame import RenderOptions, render_scene
-    from vision.render.pieces import COLOUR_LETTERS
     from vision.render.rng import make_rng
+    from vision.render.scene import stone_turns
 
     count, seed, start = args
     geom = geometry("cubes")
     crops, tokens = [], []
     for frame in range(start, start + count):
         position = _field_position(seed, frame)
-        turns = {letter: reading_turns(p["seat"]) for letter, colour in COLOUR_LETTERS.items()
-                 for p in position["players"] if p["colour"] == colour}
+        turns = stone_turns(position)
         scene = FIELD_FRAME_BASE + FIELD_FRAME_STRIDE * seed + frame
         image, truth = render_scene("cubes", position, scene,
                                     options=RenderOptions(camera_mode="any"))
