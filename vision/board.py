@@ -64,6 +64,7 @@ SEPARATOR_MM = 1.5  # a strip's field separator stands out from the leather this
 ENDS_SHORTEST = 0.7  # of its length: a strip's ends come no nearer (half would show half
 # its separators, the others on its fields' numbers)
 ENDS_STRIDE = 0.01  # of a strip's length: strip_ends' step
+REBUILT = 3  # views through three corners of a candidate aligned per frame
 RIGID_TRIES = 2  # free alignments fitted that are aligned again as a rigid view
 ENDS_MOVED = 0.05  # of its length: corners this near ones tried are not aligned again
 ENDS_PERSPECTIVE = (0.8, 0.9, 1.0, 1.1, 1.25)  # its first gap over its last, square root
@@ -497,15 +498,80 @@ def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
     return fit_model(fit_grey(image), np.asarray(quad, np.float64), geom)
 
 
+def _rebuilt(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> list[np.ndarray]:
+    """Named corners of views of the board through three corners of a candidate (a stack
+    over one corner, or a piece's edge, carries the candidate's fourth corner off): for
+    each candidate, each of its four namings and each three of its corners, the views
+    ``cv2.solveP3P`` finds (the assumed camera, ``vision.grid.assumed_camera``) with all
+    four corners projected; of those the ``REBUILT`` whose outline and painted lines lie
+    on the strongest edges and lines of the frame at ``FIND_WIDTH`` (``_prescore``)."""
+    from vision.grid import assumed_camera
+
+    h, w = image.shape[:2]
+    K = assumed_camera((w, h))
+    obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
+    views = []
+    for quad in quads:
+        named = name_corners(quad, geom)
+        for k in range(4):
+            corners = np.roll(named, k, axis=0).astype(np.float64)
+            for keep in ([0, 1, 2], [1, 2, 3], [2, 3, 0], [3, 0, 1]):
+                _, rvecs, tvecs = cv2.solveP3P(obj[keep], corners[keep], K, None,
+                                               flags=cv2.SOLVEPNP_P3P)
+                for r, t in zip(rvecs, tvecs, strict=True):
+                    px = cv2.projectPoints(obj, r, t, K, None)[0].reshape(4, 2)
+                    if cv2.isContourConvex(px.astype(np.float32)) and \
+                            np.abs(px).max() < 4 * max(w, h):
+                        views.append(px)
+    if not views:
+        return []
+    views = np.array(views)
+    return list(views[np.argsort(-_prescore(image, views, geom))[:REBUILT]])
+
+
+def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry) -> np.ndarray:
+    """Per named quad (k, 4, 2), how strongly the frame at ``FIND_WIDTH`` shows edges
+    where it puts the board's outline (Sobel, saturated at its 98th percentile) and dark
+    lines where it puts its painted lines (a black-hat, likewise), half each: a quick
+    ranking, not a fit."""
+    from vision.board_align import _homographies
+
+    h, w = image.shape[:2]
+    scale = FIND_WIDTH / w
+    small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    step = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    line = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((3, 3), np.uint8))
+    model = edge_model(geom)
+    sel = np.flatnonzero(model.outline | model.line)
+    sel = sel[np.linspace(0, len(sel) - 1, min(len(sel), 200)).round().astype(int)]
+    q = _homographies(geom.corners_mm().astype(np.float32), quads) @ np.column_stack(
+        [model.points[sel], np.ones(len(sel))]).T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        px = np.nan_to_num((q[:, :2] / q[:, 2:3] + 0.5) * scale - 0.5, nan=-1e4,
+                           posinf=-1e4, neginf=-1e4).astype(np.float32)
+    score = np.zeros(len(quads))
+    for m, least, pts in ((step, 24.0, ~model.line[sel]), (line, 6.0, model.line[sel])):
+        m = cv2.dilate(np.clip(m / max(float(np.percentile(m, 98)), least), 0, 1),
+                       np.ones((3, 3), np.uint8))
+        score += 0.5 * cv2.remap(m, px[:, 0, pts], px[:, 1, pts], cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT).mean(axis=1)
+    return score
+
+
 def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
     """(inset, candidate, named corners to align from): each candidate taken as the
-    board's edge (for Cubes then as its band's and its grid's, ``_insets``); on a strip
-    then each with its ends searched along it (``strip_ends``) where that gives corners
-    not tried yet."""
+    board's edge (for Cubes then as its band's and its grid's, ``_insets``); then on a
+    strip each with its ends searched along it (``strip_ends``) where that gives corners
+    not tried yet, on other boards the views through three of their corners
+    (``_rebuilt``)."""
     for inset in _insets(geom):
         for quad in quads:
             yield inset, quad, _grown(name_corners(quad, geom), geom, inset)
-    if geom.aspect >= STRIP_ASPECT:
+    if geom.aspect < STRIP_ASPECT:
+        for view in _rebuilt(image, quads, geom):
+            yield 0.0, view, view
+    else:
         tried = [name_corners(quad, geom) for quad in quads]
         for quad, named in zip(quads, list(tried), strict=True):
             ends = strip_ends(image, named, geom)
