@@ -208,7 +208,9 @@ def _refined(image: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
             w = np.where(ok, (1 - np.clip(np.abs(r) / scale, 0, 1) ** 2) ** 2, 0.0)
             delta = np.linalg.solve(J.T @ (w[:, None] * J) + 1e-3 * np.eye(8), J.T @ (w * r))
             corners += delta.reshape(4, 2)
-    if np.abs(corners - fix.corners).max() > LINE_MAX_SHIFT_PX:
+            if not np.isfinite(corners).all():
+                return fix
+    if not np.isfinite(corners).all() or np.abs(corners - fix.corners).max() > LINE_MAX_SHIFT_PX:
         return fix
     before, after = support(fix.corners), support(corners)
     if after < max(before + LINE_GAIN, LINE_SUPPORT):

@@ -30,3 +30,13 @@ def test_a_corner_found_off_is_brought_back_and_true_corners_stay(game, camera, 
         assert np.linalg.norm(got - true.corners, axis=1).max() < 1.5
     else:
         assert np.array_equal(got, off)
+
+
+@pytest.mark.parametrize("corners", [[[100, 100], [200, 100], [300, 100], [400, 100]],
+                                     [[-5000, -5000], [9000, -5000], [9000, 9000], [-5000, 9000]],
+                                     [[500, 300], [700, 300], [700, 400], [500, 400]]])
+def test_no_lines_no_refit(corners):
+    """A plain picture (no painted lines), degenerate or far-off corners: left as given."""
+    image = np.full((720, 1280, 3), 200, np.uint8)
+    fix = BoardFix(np.array(corners, float), np.array(corners, float))
+    assert np.array_equal(_refined(image, fix, geometry("esoloe")).corners, fix.corners)
