@@ -82,6 +82,10 @@ ALIGNED_SHARE = 0.8  # an alignment scoring under this share of the best is not 
 MIN_SHARE = 0.25  # of the whole pattern (outline and lines) in place, below: not the board
 MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the board
 CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
+FRAME_INNER_MM = 4.0  # the frame line's inner edge, inside the tile's edge
+FRAME_KERNELS = (3, 5)  # px at FIND_WIDTH: black-hats that show the frame line
+FRAME_LEVELS = (8, 16)  # grey levels: the black-hat taken as a line from these
+FRAME_CANDIDATES = 3  # regions inside the frame line aligned per frame
 CARD_BAND_MM = 7.25  # the Cubes board's printed band, inside the edge
 CARD_PITCH_MM = 30.0  # the Cubes board's grid
 LEATHER_LIP_MM = np.array([-0.35, 0.35])  # the light lip beside a leather groove
@@ -277,6 +281,46 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
             if all(_quad_distance(quad, q) > 0.05 * size for q in out):
                 out.append(quad)
     return out
+
+
+def frame_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
+    """On the e-SOLO-e tiles: named corners of the boards whose frame line's inner edge
+    (``FRAME_INNER_MM`` inside the edge) is a region that dark thin lines enclose (a
+    black-hat of the frame at ``FIND_WIDTH``, ``FRAME_KERNELS`` and ``FRAME_LEVELS``):
+    the glaze often stands out from the table less than its printing does; the
+    ``FRAME_CANDIDATES`` plausible quads (``_plausible``, fill at least ``MIN_FILL``)
+    of the largest regions, best first."""
+    if geom.material != "ceramic":
+        return []
+    h, w = image.shape[:2]
+    scale = FIND_WIDTH / w
+    small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    frame_area = float(grey.shape[0] * grey.shape[1])
+    found = []
+    for k in FRAME_KERNELS:
+        dark = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT,
+                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        for level in FRAME_LEVELS:
+            inside = cv2.bitwise_not(cv2.dilate((dark > level).astype(np.uint8) * 255,
+                                                np.ones((2, 2), np.uint8)))
+            contours, _ = cv2.findContours(inside, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+            for contour in contours:
+                area = cv2.contourArea(contour)
+                if area < frame_area * 0.002 or area > frame_area * 0.8:
+                    continue
+                quad = _quad_from_hull(cv2.convexHull(contour))
+                plausible = None if quad is None else _plausible(quad, area, geom, frame_area)
+                if plausible is not None and plausible[1] >= MIN_FILL:
+                    found.append((plausible[0], (quad + 0.5) / scale - 0.5))
+    out: list[np.ndarray] = []
+    for _, quad in sorted(found, key=lambda f: -f[0]):
+        size = np.sqrt(cv2.contourArea(quad.astype(np.float32)))
+        if all(_quad_distance(quad, q) > 0.05 * size for q in out):
+            out.append(quad)
+        if len(out) == FRAME_CANDIDATES:
+            break
+    return [_grown(name_corners(q, geom), geom, FRAME_INNER_MM) for q in out]
 
 
 def _strip_candidates(small: np.ndarray, grey: np.ndarray, geom: Geometry) -> list[np.ndarray]:
@@ -563,13 +607,17 @@ def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
     """(inset, candidate, named corners to align from): each candidate taken as the
     board's edge (for Cubes then as its band's and its grid's, ``_insets``); then on a
     strip each with its ends searched along it (``strip_ends``) where that gives corners
-    not tried yet, on other boards the views through three of their corners
+    not tried yet; on other boards the boards the e-SOLO-e tiles' frame line shows
+    (``frame_candidates``), then the views through three corners of any of these
     (``_rebuilt``)."""
     for inset in _insets(geom):
         for quad in quads:
             yield inset, quad, _grown(name_corners(quad, geom), geom, inset)
     if geom.aspect < STRIP_ASPECT:
-        for view in _rebuilt(image, quads, geom):
+        framed = frame_candidates(image, geom)
+        for corners in framed:
+            yield 0.0, corners, corners
+        for view in _rebuilt(image, quads + framed, geom):
             yield 0.0, view, view
     else:
         tried = [name_corners(quad, geom) for quad in quads]
