@@ -75,3 +75,35 @@ def test_lines_across_and_along_a_strip_weigh_alike():
     across = is_line & (nrm[:, 1] == 0)
     assert 0 < across.sum() < (is_line & ~across).sum()
     assert np.isclose(weight[across].sum(), 0.25) and np.isclose(weight[is_line].sum(), 0.5)
+
+
+def test_a_view_projects_as_opencv_does():
+    from vision.board_align import _Pose
+
+    geom = geometry("esoloe")
+    pose = _Pose(geom, (1280, 720), np.array([100.0, 50.0]), 0.5)
+    rvec, tvec, f = np.array([2.9, 0.2, -0.3]), np.array([15.0, -8.0, 520.0]), 1100.0
+    got = pose.corners(np.concatenate([rvec, tvec, [np.log(f)]])[None])[0]
+    K = np.array([[f, 0, 639.5], [0, f, 359.5], [0, 0, 1]])
+    obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
+    want = cv2.projectPoints(obj, rvec, tvec, K, None)[0].reshape(4, 2)
+    assert np.abs(got - ((want - [100, 50] + 0.5) * 0.5 - 0.5)).max() < 1e-9
+    # and the view found through the corners gives them back
+    assert np.abs(pose.corners(pose.view(got)[None])[0] - got).max() < 0.05
+
+
+def test_a_rigid_alignment_then_the_fit_lands_on_the_board():
+    # from a start several px off, moved as a view (6 unknowns, the focal length the
+    # start's, so a few px off), then freely at the last tolerance; the sub-pixel fit
+    # then puts it on the drawn board
+    from vision.board import fit_model
+
+    geom = geometry("esoloe")
+    corners = _projected_board(geom)
+    grey = fit_grey(_synthetic(corners, geom))
+    start = corners + np.array([[6, -4], [-5, 5], [4, 6], [-6, -3]])
+    got, score, _ = align(grey, start, geom, -1.0, rigid=True)
+    assert np.linalg.norm(got - corners, axis=1).max() < 5.0
+    assert score > 0.6
+    fitted = fit_model(grey, got, geom, wide=0.0)
+    assert np.linalg.norm(fitted - corners, axis=1).max() < 0.5
