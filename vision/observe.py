@@ -13,8 +13,9 @@ anew; one pushed a pixel or two is re-fitted there. Where the board as tracked s
 hand across its edge, the board is found anew and read again: where that shows no hand,
 the tracked corners were off (a hand is not reported) and the new ones are tracked on.
 Once a board found anew has shown the hand too, the same tracked corners showing the same
-stretches of the edge covered are not checked again (a hand held still, or a settled
-scene read twice, costs one search, not one a read).
+stretches of the edge covered, and the same position read, are not checked again (a hand
+held still, or a settled scene read twice, costs one search, not one a read; a move
+checks again).
 
 A hand or arm across the board's edge (``vision.occlusion``, every game) makes the
 observation unstable (``stable: false``, the spec's "not still and unoccluded"): its
@@ -43,6 +44,7 @@ from ``calibration/``, the values are plain arrays or duck-typed objects):
 from __future__ import annotations
 
 import importlib
+import json
 import time as _time
 
 import numpy as np
@@ -161,7 +163,7 @@ class Observer:
     that moved farther or was lost is found anew (``vision.board.find_board``). A hand
     seen across the edge of a tracked board is checked on the board found anew (``_anew``:
     the reading there is used, and tracked on, where it shows no hand; ``_confirmed``: not
-    again while the same corners show the same covered stretches). The
+    again while the same corners show the same covered stretches and position). The
     calibration's registered ``board`` corners, where given, are used as they are.
     ``status`` is the last frame's: still, hidden, moved, found, lost (the tracker's), or
     registered; ``timing`` the seconds its stages took (check, board, occlusion, reader,
@@ -178,8 +180,8 @@ class Observer:
         self.reader = importlib.import_module(READERS[game])
         self.tracker = BoardTracker(self.geom, find_board)
         self.status: str | None = None
-        # (fix, edge runs) a board found anew showed covered as well: the hand stands
-        self.confirmed: tuple[BoardFix, tuple] | None = None
+        # (fix, edge runs, position read) a board found anew showed covered as well
+        self.confirmed: tuple[BoardFix, tuple, str] | None = None
         self.timing: dict[str, float] = {}
         self.clock = _time.perf_counter
         corners = (calibration or {}).get("board")
@@ -219,7 +221,7 @@ class Observer:
         lap("board")
         if track.fix is None:
             return fix, reading, occlusion
-        self.confirmed = (fix, occlusion.runs)
+        self._confirm(fix, reading, occlusion)
         if np.abs(track.fix.corners - fix.corners).max() < ANEW_PX:
             return fix, reading, occlusion
         again, seen = self._read(image, track.fix, lap)
@@ -229,12 +231,19 @@ class Observer:
         self.status = "found"
         return track.fix, again, seen
 
-    def _confirmed(self, fix: BoardFix, occlusion) -> bool:
-        """Whether the board found anew has shown this hand already: the same fix, its
-        edge covered where it was then (each run's ends within ``SAME_RUN_MM``)."""
-        if self.confirmed is None or self.confirmed[0] is not fix:
+    def _confirm(self, fix: BoardFix, reading, occlusion) -> None:
+        """The board found anew in this frame shows ``occlusion`` too: the hand stands."""
+        self.confirmed = (fix, occlusion.runs, json.dumps(reading.position, sort_keys=True))
+
+    def _confirmed(self, fix: BoardFix, reading, occlusion) -> bool:
+        """Whether the board found anew has shown this hand already: the same fix and
+        position read, its edge covered where it was then (each run's ends within
+        ``SAME_RUN_MM``)."""
+        if self.confirmed is None:
             return False
-        runs = self.confirmed[1]
+        then, runs, position = self.confirmed
+        if then is not fix or position != json.dumps(reading.position, sort_keys=True):
+            return False
         return len(runs) == len(occlusion.runs) and all(
             abs(a0 - a1) <= SAME_RUN_MM and abs(b0 - b1) <= SAME_RUN_MM
             for (a0, b0), (a1, b1) in zip(runs, occlusion.runs, strict=True))
@@ -261,9 +270,9 @@ class Observer:
             raise ObserveError("no board in view")
         reading, occlusion = self._read(image, fix, lap)
         if occlusion.occluded and self.status == "found":  # found anew in this frame
-            self.confirmed = (fix, occlusion.runs)
-        elif occlusion.occluded and self.status in TRACKED and not self._confirmed(fix,
-                                                                                 occlusion):
+            self._confirm(fix, reading, occlusion)
+        elif occlusion.occluded and self.status in TRACKED and not self._confirmed(
+                fix, reading, occlusion):
             fix, reading, occlusion = self._anew(image, fix, reading, occlusion, lap)
         most_likely_valid(game, reading)
         lap("valid")

@@ -1,6 +1,7 @@
 """Frame -> observation, and ``tableref observe``'s handling of bad input."""
 
 import json
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -258,7 +259,8 @@ def test_a_hand_on_the_board_as_tracked_is_checked_on_the_board_found_anew(frame
 
 def test_a_hand_held_over_a_tracked_board_is_checked_on_the_board_found_anew_once(frame):
     """A hand the board found anew shows too is not checked again while the same
-    corners show the same stretches of the edge covered; moved along the edge, it is."""
+    corners show the same stretches of the edge covered and the same position is read;
+    where the position changes under it, or it moves along the edge, it is."""
     observer = Observer(GAME)
     finds = []
     find = observer.tracker.find
@@ -277,6 +279,16 @@ def test_a_hand_held_over_a_tracked_board_is_checked_on_the_board_found_anew_onc
     assert [o["stable"] for o in held] == [False] * 3 and len(finds) == 2
     assert held[1]["occlusion"] == held[0]["occlusion"] == held[2]["occlusion"]
     assert observer.tracker.last is fix  # the hand: the board is tracked on as it was
+    reader = observer.reader
+
+    def taken(*args):  # as if the hand had taken the first cube away
+        reading = reader.read(*args)
+        reading.position["cells"][0] = []
+        return reading
+
+    observer.reader = SimpleNamespace(read=taken, covered=reader.covered)
+    assert observer.observe(arm_at(0.25))["stable"] is False and len(finds) == 3
+    observer.reader = reader
     moved = observer.observe(arm_at(0.75))
-    assert moved["stable"] is False and len(finds) == 3
-    assert observer.observe(frame)["stable"] and len(finds) == 3
+    assert moved["stable"] is False and len(finds) == 4
+    assert observer.observe(frame)["stable"] and len(finds) == 4
