@@ -387,11 +387,11 @@ def upright(crop: np.ndarray, turns: int) -> np.ndarray:
 
 
 def _best_turns(calibration, model, crops: list[np.ndarray], predictions: list) -> None:
-    """Replaces in ``predictions`` (of ``crops``, read on their owner's turn) each coloured
-    stone's whose digit is doubtful (``DIGIT_DOUBT``) by the reading of the quarter turn of
-    its crop whose digit is likeliest, if that one is sure (``DIGIT_SURE``; one run for
-    all)."""
-    unsure = [k for k, p in enumerate(predictions) if p["kind"].label not in
+    """Replaces in ``predictions`` (their first ones are of ``crops``, read on their
+    owner's turn; more may follow) each coloured stone's whose digit is doubtful
+    (``DIGIT_DOUBT``) by the reading of the quarter turn of its crop whose digit is
+    likeliest, if that one is sure (``DIGIT_SURE``; one run for all)."""
+    unsure = [k for k, p in enumerate(predictions[:len(crops)]) if p["kind"].label not in
               ("white", "empty") and p["digit"].probability < DIGIT_DOUBT]
     if not unsure:
         return

@@ -291,3 +291,22 @@ def test_no_dependency_cards_on_the_table_leave_no_doubt():
     assert [p["dependency"] for p in reading.position["players"]] == [None] * len(
         position["players"])
     assert not [u for u in reading.uncertain if u["path"].endswith(".dependency")]
+
+
+def test_other_turns_are_tried_for_the_stones_only_not_for_the_doubted_fields(monkeypatch):
+    # the frame's one model run holds the stones' readings, then the doubted colourless
+    # fields'; a doubted field read as a coloured stone with a doubtful digit has no crop
+    # among the stones' and is left as it is (a scripted Cubes frame raised IndexError)
+    doubtful = {"kind": _kind(blue=0.9, white=0.1), "digit": _kind(**{"3": 0.4, "5": 0.35})}
+    sure = {"kind": _kind(blue=0.9, white=0.1), "digit": _kind(**{"5": 0.95, "3": 0.05})}
+    runs = []
+
+    def predict(calibration, name, model, crops, top_k):
+        runs.append(len(crops))
+        return [sure] * len(crops)
+
+    monkeypatch.setattr(read_cubes, "predict", predict)
+    predictions = [doubtful, doubtful]  # a stone, then a doubted field
+    read_cubes._best_turns(None, None, [np.zeros((40, 40, 3), np.uint8)], predictions)
+    assert runs == [3]  # the stone's three other turns, in one run
+    assert predictions == [sure, doubtful]
