@@ -59,6 +59,7 @@ STRIP_LINES = 40  # the longest straight edges paired into a strip's sides
 STRIP_PIECES = 120  # the longest pieces of straight edges joined into them
 STRIP_GAP = 0.08  # of the frame's width: a straight edge's pieces joined across this
 STRIPS = 4  # strips fitted per frame
+RARE_COLOURS = 4  # a table's commonest colours (rarity)
 ENDS_REACH = 0.5  # of a strip's length: how far strip_ends moves each of its ends
 SEPARATOR_MM = 1.5  # a strip's field separator stands out from the leather this far off
 ENDS_SHORTEST = 0.7  # of its length: a strip's ends come no nearer (half would show half
@@ -200,6 +201,10 @@ def _candidate_masks(small: np.ndarray, geom: Geometry):
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     yield cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
                            cv2.MORPH_OPEN, kernel)
+    if geom.aspect >= STRIP_ASPECT:  # a strip of its own colour on a cloth of a few
+        _, rare = cv2.threshold(rarity(small), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        yield cv2.morphologyEx(cv2.morphologyEx(rare, cv2.MORPH_OPEN, kernel),
+                               cv2.MORPH_CLOSE, kernel)
     if geom.material == "ceramic":  # the white glaze: often the frame's brightest few %
         for share in BRIGHTEST:
             level = np.percentile(score, 100 - share)
@@ -323,6 +328,21 @@ def frame_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     return [_grown(name_corners(q, geom), geom, FRAME_INNER_MM) for q in out]
 
 
+def rarity(small: np.ndarray) -> np.ndarray:
+    """uint8 image: how far each pixel's colour (Lab) lies from the nearest of the
+    frame's ``RARE_COLOURS`` commonest colours (k-means on every fourth pixel), 255 at
+    the 99th percentile: a board of its own colour on a table of a few (a gingham
+    cloth's squares, whose many straight edges outnumber the board's) stands out."""
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    cv2.setRNGSeed(0)  # k-means++ seeds: the same frame, the same answer
+    _, _, centres = cv2.kmeans(lab[::4, ::4].reshape(-1, 3), RARE_COLOURS, None, criteria,
+                               1, cv2.KMEANS_PP_CENTERS)
+    far = np.sqrt(np.min(((lab.reshape(-1, 1, 3) - centres[None]) ** 2).sum(axis=2), axis=1))
+    far = far.reshape(lab.shape[:2])
+    return np.clip(far * (255 / max(float(np.percentile(far, 99)), 1.0)), 0, 255).astype(np.uint8)
+
+
 def _strip_candidates(small: np.ndarray, grey: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     """On a strip of a board (Neunfeld's, whose region merges with the dice and pawns
     beside it): quads between two long straight edges (``_straight_edges``) nearly
@@ -331,8 +351,12 @@ def _strip_candidates(small: np.ndarray, grey: np.ndarray, geom: Geometry) -> li
     grain gives many long pairs), at most ``STRIPS``."""
     if geom.aspect < STRIP_ASPECT:
         return []
+    return _strip_pairs(small, _straight_edges(grey), geom)[:STRIPS]
+
+
+def _strip_pairs(small: np.ndarray, edges: list, geom: Geometry) -> list[np.ndarray]:
+    """``_strip_candidates``' quads between pairs of ``edges``, best first."""
     found = []
-    edges = _straight_edges(grey)
     for i, (d, off_a, a0, a1) in enumerate(edges):
         n = np.array([-d[1], d[0]])
         for e, off_b, b0, b1 in edges[i + 1:]:
@@ -352,7 +376,7 @@ def _strip_candidates(small: np.ndarray, grey: np.ndarray, geom: Geometry) -> li
                              hi * d + off_b * n, lo * d + off_b * n])
             found.append((_band_contrast(small, quad) * long * overlap, quad))
     found.sort(key=lambda f: -f[0])
-    return [q for _, q in found[:STRIPS]]
+    return [q for _, q in found]
 
 
 def _band_contrast(small: np.ndarray, quad: np.ndarray) -> float:
