@@ -540,7 +540,13 @@ def strip_ends(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
         np.clip(np.arange(west0 - reach, west0 + reach + 1, stride), 0, len(u) - 1),
         np.clip(np.arange(east0 - reach, east0 + reach + 1, stride), 0, len(u) - 1),
         ENDS_PERSPECTIVE))
-    keep = (b - a) >= (east0 - west0) * ENDS_SHORTEST
+    # ends well in front of the camera only (on a wrong candidate's homography the
+    # horizon may lie within the reach)
+    ahead = np.min([(u * H[2, 0] + v * H[2, 1] + H[2, 2]) / H[2, 2]
+                    for v in (-geom.depth / 2, geom.depth / 2)], axis=0) > 0.1
+    keep = ((b - a) >= (east0 - west0) * ENDS_SHORTEST) & ahead[a] & ahead[b]
+    if not keep.any():
+        return corners
     a, b, lam = a[keep], b[keep], lam[keep, None]
 
     def at(t):  # the profile where the ends and the spacing put the shares t
