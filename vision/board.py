@@ -8,22 +8,30 @@ Steps (``find_board``):
    plausible convex quadrilateral (size, fill, side ratio within what the board's aspect
    allows under perspective, gradient along its outline) is a candidate
    (``coarse_candidates``, the best ``CANDIDATES``); on a strip (Neunfeld, whose region
-   merges with the dice beside it) also the quads between two long, nearly parallel
-   straight edges (``_strip_candidates``); last the best ``NOTCHED`` regions that fill
-   under ``MIN_FILL`` of their quad (stacks over the board's far edge cut it away).
+   merges with the dice beside it) also the regions of colours rare in the frame
+   (``rarity``) and the quads between two long, nearly parallel straight edges
+   (``_strip_candidates``); last the best ``NOTCHED`` regions that fill under
+   ``MIN_FILL`` of their quad (stacks over the board's far edge cut it away).
 2. Each candidate (for Cubes, where none taken as the board's edge shows the board,
    also grown from the band or grid it may be) is aligned
    (``vision.board_align.align``: the whole edge model scored on feature maps at three
-   tolerances, the corners moved by a pattern search) and then fitted sub-pixel
+   tolerances, the corners moved by a pattern search); after them (``_starts``), on a
+   strip each candidate with its ends searched along its long sides (``strip_ends``),
+   on the other boards the e-SOLO-e tiles' frame line's regions (``frame_candidates``)
+   and views of the board through three corners of any candidate (``_rebuilt``); last
+   the ``RIGID_TRIES`` starts whose fits showed most aligned again as a rigid view of
+   the board (``align``'s ``rigid``: 6 unknowns, so that pieces over the far edge
+   cannot pull it in alone; ``_attempts``). Each alignment is then fitted sub-pixel
    (``fit_model``): the game's edge model (``edge_model``: the board's outline, its
    painted field outlines, frame line, grid, band, all known in millimetres) is moved,
    by robust Gauss-Newton steps on the four corners (the 8 unknowns of the
    homography), onto the steps and thin lines found along each model point's normal
    within less than half the painted lines' spacing. Pieces hide part of the model;
    the robust weights leave those points out, the rest still fixes all four corners.
-3. The fit (or, where the sub-pixel fit lost the pattern, the alignment) whose painted
-   lines show best where it puts them (``support``) wins, if at least ``MIN_SUPPORT`` of
-   them do: no board otherwise. The search ends at the first
+3. The fit (or, where the sub-pixel fit lost the pattern, the alignment) whose pattern
+   shows best where it puts it (``support``; on a strip the lesser of its pattern's
+   share and its painted lines') wins, if at least ``MIN_SUPPORT`` of its painted lines
+   do: no board otherwise. The search ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
    ``STRIP_SUPPORT``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
    far is not fitted.

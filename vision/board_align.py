@@ -21,6 +21,13 @@ and of other steps. A pattern search moves the corners (each corner, and the qua
 whole: shifted, scaled, turned) while the score grows, keeping the quad a plausible
 view of the board (``_sound``), at three tolerances (``REACHES``: the maps max-pooled
 and blurred so that a feature within the reach counts), the last the pixel itself.
+
+With ``rigid``, the first ``RIGID_LEVELS`` levels move a view of the board instead of
+its corners (``_Pose``: camera rotation and translation, the focal length that fits the
+start best of ``POSE_HFOV``, principal point at the frame's centre, no distortion):
+where stacks hide the far edge, free corners follow the stacks' feet, a view moves its
+far edge only with its near edge and sides; the last level moves the corners freely
+(lens distortion, the focal length's error).
 """
 
 from __future__ import annotations
