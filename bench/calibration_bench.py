@@ -146,8 +146,9 @@ def _model_turns(plan, model, crops, truth) -> float:
     """The model alone, read from the crops' four quarter turns, log-probabilities
     averaged (what a profile's way of reading adds by itself)."""
     from calibration import enrol
+    from vision.classifier import quarter_turns
 
-    views = [v for c in crops for v in enrol.quarter_turns(c)]
+    views = [v for c in crops for v in quarter_turns(c)]
     names, prior = enrol.head_log_probs(model.heads, model.logits(views), plan.head)
     probs = sum(prior[k::4] for k in range(4))
     read = [names[j] for j in np.argmax(probs, axis=1)]

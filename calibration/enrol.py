@@ -63,7 +63,14 @@ import cv2
 import numpy as np
 
 from calibration.files import EnrolmentProfile, load
-from vision.classifier import STONE_LETTERS, Classifier, Prediction, preprocess, softmax
+from vision.classifier import (
+    STONE_LETTERS,
+    Classifier,
+    Prediction,
+    preprocess,
+    quarter_turns,
+    softmax,
+)
 
 SCALE = 20.0  # cosine similarity -> logit
 MODEL_WEIGHT = 1.0  # weight of the model's own head beside the prototypes
@@ -746,12 +753,6 @@ def weak_classes(cv: dict) -> list[str]:
 # --------------------------------------------------------------------------- enrolment
 
 Capture = Callable[[Face, int], np.ndarray | None]  # (face, attempt) -> crop or None
-
-
-def quarter_turns(crop: np.ndarray) -> list[np.ndarray]:
-    """The crop and its three quarter turns: a face or die top can lie any way round, so
-    every capture counts four times (the views enrolment trains on)."""
-    return [np.ascontiguousarray(np.rot90(crop, k)) for k in range(4)]
 
 
 class Session:

@@ -4,7 +4,9 @@ Each IMAGE is a photo of one die, cube face or stone that roughly fills it (from
 at a slant). The central square of the image (its shorter side) goes to the model of
 ``--kind``:
 
-- ``pips``: models/pips.onnx; the label is the die's top face as a number (1..9).
+- ``pips``: models/pips.onnx; the label is the die's top face as a number (1..9), read
+  from the crop's four quarter turns (a top lies any way round; held-out real dice
+  2.7..2.9 points better than one reading: ``vision.read_miwin.TOP_TURNS``).
 - ``symbol``: models/symbol.onnx; the label is the cube face's symbol (sakura, fuji,
   geisha or blank). The model was trained on faces cut square to their corners, so a
   photo at a slant that shows side faces too reads worse.
@@ -64,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from vision.classifier import Classifier, ModelError, stone_token
+    from vision.read_miwin import TOP_TURNS
 
     try:
         model = Classifier.load(args.kind, models_dir=args.models_dir)
@@ -83,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"tableref faces: {path}: {e}", file=sys.stderr)
             status = 1
             continue
-        prediction = model.predict([crop], top_k=1)[0]
+        prediction = model.predict([crop], top_k=1,
+                                   turns=TOP_TURNS if args.kind == "pips" else 1)[0]
         if args.kind == "stone":
             label, confidence = stone_token(prediction)
         else:

@@ -157,6 +157,11 @@ def shared(name: str) -> Classifier | None:
     return _SHARED[name]
 
 
+def quarter_turns(crop: np.ndarray) -> list[np.ndarray]:
+    """The crop and its three quarter turns (a die top or a face can lie any way round)."""
+    return [np.ascontiguousarray(np.rot90(crop, k)) for k in range(4)]
+
+
 def onnxruntime():
     """The onnxruntime module with its telemetry off: recent releases (seen with 1.32 on
     Linux) write a device id and an event store under ~/.cache/Microsoft and upload usage
@@ -244,13 +249,24 @@ class Classifier:
         out = self.session.run([self._embedding_output], {self._input_name: batch})[0]
         return np.asarray(out, np.float32)
 
-    def predict(self, crops: Sequence[np.ndarray], top_k: int = 3) -> list[dict[str, Prediction]]:
-        """Per crop, per head: the best label, its probability and the top-k alternatives."""
+    def predict(self, crops: Sequence[np.ndarray], top_k: int = 3,
+                turns: int = 1) -> list[dict[str, Prediction]]:
+        """Per crop, per head: the best label, its probability and the top-k alternatives.
+        ``turns`` 4: each crop read from its four quarter turns (``quarter_turns``, one run
+        for all), each head's log-probabilities averaged and normalised again, for pieces
+        whose every head reads the same any way round (a die's pips and colour; not a
+        symbol's rotation)."""
         if not crops:
             return []
+        if turns not in (1, 4):
+            raise ValueError(f"a crop is read from 1 or 4 quarter turns, not {turns}")
+        views = crops if turns == 1 else [v for crop in crops for v in quarter_turns(crop)]
         results: list[dict[str, Prediction]] = [{} for _ in crops]
-        for (head, labels), logits in zip(self.heads.items(), self.logits(crops), strict=True):
+        for (head, labels), logits in zip(self.heads.items(), self.logits(views), strict=True):
             probs = softmax(np.asarray(logits, np.float64))
+            if turns == 4:
+                probs = softmax(np.log(np.maximum(probs, 1e-12)).reshape(
+                    len(crops), 4, -1).mean(axis=1))
             order = np.argsort(-probs, axis=1, kind="stable")[:, : max(1, top_k)]
             for i, row in enumerate(order):
                 top = tuple((labels[j], float(probs[i, j])) for j in row)

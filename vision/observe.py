@@ -126,12 +126,14 @@ def most_likely_valid(game: str, reading) -> None:
         reading.confidences.append(float(probability))
 
 
-def predict(calibration: dict | None, name: str, model, crops, top_k: int) -> list:
-    """``model.predict(crops, top_k)``, or the calibration's enrolment ``profile``'s
-    reading of them where one is given (``name``: the model's name, models/<name>.onnx)."""
+def predict(calibration: dict | None, name: str, model, crops, top_k: int,
+            turns: int = 1) -> list:
+    """``model.predict(crops, top_k, turns)``, or the calibration's enrolment ``profile``'s
+    reading of them where one is given (``name``: the model's name, models/<name>.onnx;
+    a profile reads from the quarter turns it was made for)."""
     profile = (calibration or {}).get("profile")
     if profile is None:
-        return model.predict(crops, top_k=top_k)
+        return model.predict(crops, top_k=top_k, turns=turns)
     return profile.predict(name, model, crops, top_k)
 
 

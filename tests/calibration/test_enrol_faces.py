@@ -41,10 +41,10 @@ def _spy(monkeypatch, module, name) -> list[np.ndarray]:
     it reads them on as before)."""
     seen = []
 
-    def spy(calibration, model_name, model, crops, top_k):
+    def spy(calibration, model_name, model, crops, top_k, turns=1):
         if model_name == name:
             seen.extend(crops)
-        return predict(calibration, model_name, model, crops, top_k)
+        return predict(calibration, model_name, model, crops, top_k, turns)
 
     monkeypatch.setattr(module, "predict", spy)
     return seen

@@ -173,3 +173,18 @@ def test_loading_a_model_writes_and_sends_no_telemetry(tmp_path):
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120,
                    cwd=Path(__file__).resolve().parents[2])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_crop_read_from_its_quarter_turns_reads_the_same_turned(tiny):
+    # turns=4 averages each head over the crop's four quarter turns: a turned crop gives
+    # the same reading (a die top lies any way round), which one reading does not
+    crop = stripe("top")
+    turned = np.ascontiguousarray(np.rot90(crop))
+    once = [tiny.predict([c], top_k=4)[0] for c in (crop, turned)]
+    four = [tiny.predict([c], top_k=4, turns=4)[0] for c in (crop, turned)]
+    for head in tiny.heads:
+        assert dict(four[0][head].top) == pytest.approx(dict(four[1][head].top))
+        assert dict(once[0][head].top) != pytest.approx(dict(once[1][head].top))
+        assert sum(p for _, p in four[0][head].top) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="1 or 4 quarter turns"):
+        tiny.predict([crop], turns=2)
