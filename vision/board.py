@@ -346,8 +346,11 @@ def rarity(small: np.ndarray) -> np.ndarray:
     cv2.setRNGSeed(0)  # k-means++ seeds: the same frame, the same answer
     _, _, centres = cv2.kmeans(lab[::4, ::4].reshape(-1, 3), RARE_COLOURS, None, criteria,
                                1, cv2.KMEANS_PP_CENTERS)
-    far = np.sqrt(np.min(((lab.reshape(-1, 1, 3) - centres[None]) ** 2).sum(axis=2), axis=1))
-    far = far.reshape(lab.shape[:2])
+    far = np.full(lab.shape[:2], np.inf, np.float32)
+    for centre in centres:
+        off = lab - centre
+        far = np.minimum(far, np.einsum("ijk,ijk->ij", off, off))
+    far = np.sqrt(far)
     return np.clip(far * (255 / max(float(np.percentile(far, 99)), 1.0)), 0, 255).astype(np.uint8)
 
 
