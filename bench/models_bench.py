@@ -12,6 +12,7 @@ import numpy as np
 
 from vision import pips_classical, real_dice
 from vision.classifier import Classifier, ModelError
+from vision.read_miwin import TOP_TURNS
 from vision.train import evaluate, sources
 from vision.train.registry import MODELS
 
@@ -32,12 +33,16 @@ def _real_dice_rows(clf: Classifier, head: str) -> list[dict]:
         return [_row(clf.path.stem, "real dice", "", str(err))]
     crops = evaluate.real_dice_held_out(clf, crops)
     rows = []
+    turned = evaluate.real_dice_reports(clf, crops, head, turns=TOP_TURNS)
     for group, report in evaluate.real_dice_reports(clf, crops, head).items():
         members = real_dice.by_group(crops)[group]
         classical = np.mean([pips_classical.count_pips(c.image()).pips == c.pips
                              for c in members])
         rows.append(_row(clf.path.stem, f"real {group}, held out: {head}", report.count,
                          report.accuracy, float(classical)))
+        rows.append(_row(clf.path.stem, f"real {group}, held out: {head} from {TOP_TURNS} "
+                         "quarter turns (as the readers read)", report.count,
+                         turned[group].accuracy, float(classical)))
     return rows
 
 

@@ -60,11 +60,13 @@ def confusion(labels: Sequence[str], truth: Sequence[str | None],
 
 
 def evaluate(model: Classifier, crops: Sequence[np.ndarray],
-             labels: dict[str, Sequence[str | None]], batch: int = 256) -> list[HeadReport]:
-    """One HeadReport per head of ``model`` that ``labels`` has."""
+             labels: dict[str, Sequence[str | None]], batch: int = 256,
+             turns: int = 1) -> list[HeadReport]:
+    """One HeadReport per head of ``model`` that ``labels`` has; ``turns``: each crop read
+    once or from its four quarter turns (``Classifier.predict``)."""
     predictions = []
     for start in range(0, len(crops), batch):
-        predictions += model.predict(crops[start:start + batch], top_k=1)
+        predictions += model.predict(crops[start:start + batch], top_k=1, turns=turns)
     return [HeadReport(head, classes,
                        confusion(classes, labels[head], [p[head].label for p in predictions]))
             for head, classes in model.heads.items() if head in labels]
@@ -76,13 +78,14 @@ def real_dice_held_out(model: Classifier, crops: Sequence[real_dice.Crop]) -> li
 
 
 def real_dice_reports(model: Classifier, crops: Sequence[real_dice.Crop],
-                      head: str = "pips") -> dict[str, HeadReport]:
-    """The pip head on the real dice, one report per source group."""
+                      head: str = "pips", turns: int = 1) -> dict[str, HeadReport]:
+    """The pip head on the real dice, one report per source group (``turns``: as
+    ``evaluate``)."""
     reports = {}
     for group, members in real_dice.by_group(list(crops)).items():
         images = [c.image() for c in members]
         truth = {head: [str(c.pips) for c in members]}
-        reports[group] = evaluate(model, images, truth)[0]
+        reports[group] = evaluate(model, images, truth, turns=turns)[0]
     return reports
 
 
