@@ -51,6 +51,7 @@ from vision.stack_height import (
     box,
     glaze_and_table,
     measure_heights,
+    parallax_likelihood,
     project,
     stacks_mask,
 )
@@ -96,6 +97,9 @@ PROBE_MM = 0.75  # a top face is sought this far off its field's centre each way
 PROBE_SHARPNESS = 0.5  # ... and a height's likelihood grows as exp(this x log-odds): on dev
 #   renders 0.5 and 1 are the best of 0.25..3 (92 and 90 of 142 right); 1 read the demo's
 #   single cubes 2..3 high on a board found 1.4 px off (0.5: none), so 0.5
+TOP_SEEK_MM = 2.0  # ``_top_centre``: the top face sought this far round each height's centre
+TOP_STEP_MM = 0.5  # ... in these steps (then a quarter of one round the best)
+TOP_YAWS_DEG = (-2.0, 0.0, 2.0)  # ... turned this much off the first fit's turn
 HIDDEN_KEEP = 0.5  # ... and the share of its height's evidence kept (the rest: the prior)
 HIDDEN_SHARE = 0.3  # ... when this share of its centre is hidden (the occupancy test's median)
 FOOTPRINT_MM = 7.0  # board points this near a field's centre lie under its cube, if any
@@ -656,8 +660,67 @@ def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geomet
     for i, p in surest.items():
         p = np.clip(p, 1e-4, 1 - 1e-4)
         odds = np.log(p / (1 - p))
-        out[i] = heights[i].weighed(np.exp(PROBE_SHARPNESS * (odds - odds.max())))
+        _, u, v, _ = geom.cells[i]
+        levels = len(p)
+        seen = _top_centre(image, frame, u, v, firsts[i][2], levels)
+        out[i] = heights[i].weighed(np.exp(PROBE_SHARPNESS * (odds - odds.max()))
+                                    * parallax_likelihood(seen, (u, v), frame.camera, levels))
     return out
+
+
+def _top_centre(image: np.ndarray, frame: _Frame, u: float, v: float, yaw: float,
+                levels: int) -> np.ndarray:
+    """(u, v) mm on the first level's plane of the centre of the top face of the stack on
+    the field centred at (u, v), turned about ``yaw`` (radians): the 18 mm square, as large
+    as the top face of n cubes shows on that plane, whose outline lies on the strongest
+    brightness edge all round, sought within ``TOP_SEEK_MM`` of where each height n
+    (1..``levels``) puts the field's centre, at ``TOP_YAWS_DEG`` off ``yaw``, then refined.
+    The view is rectified on that plane (``FACE_PX_PER_MM``): a top face there is an exact
+    square, scaled about the camera's foot point (``parallax_likelihood``)."""
+    ppm = FACE_PX_PER_MM
+    foot, cz = frame.camera[:2], float(frame.camera[2])
+    scales = [(cz - CUBE_MM) / (cz - n * CUBE_MM) for n in range(1, levels + 1)]
+    centres = [foot + (np.array([u, v]) - foot) * s for s in scales]
+    reach = max(float(np.abs(c - (u, v)).max()) for c in centres) + TOP_SEEK_MM + \
+        CUBE_MM / 2 * scales[-1] + 1.0
+    side = int(round(2 * reach * ppm))
+    px = 2 * reach / side
+    to_mm = np.array([[px, 0, u - reach + px / 2], [0, -px, v + reach - px / 2], [0, 0, 1]])
+    view = cv2.warpPerspective(image, frame.pose.plane_homography(CUBE_MM) @ to_mm,
+                               (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    gray = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32), (3, 3), 0)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+
+    def strength(at: np.ndarray, scale: float, yaws) -> np.ndarray:
+        """Mean edge strength across the outline of each (yaw, centre px) ((yaws, at))."""
+        pts, normals = zip(*(_outline(round(float(np.degrees(yaw)) + d, 3))
+                             for d in yaws), strict=True)
+        pts = np.stack(pts)[:, None, :, ::2] * scale + at[None, :, None, None]
+        normals = np.stack(normals)[:, None, :, ::2]
+        p = np.clip(np.round(pts).astype(int), 0, side - 1)
+        return np.abs(gx[p[..., 1], p[..., 0]] * normals[..., 0]
+                      + gy[p[..., 1], p[..., 0]] * normals[..., 1]).mean((-1, -2))
+
+    def px_of(c) -> np.ndarray:
+        return np.array([(c[0] - u) * ppm, (v - c[1]) * ppm]) + side / 2
+
+    steps = np.arange(-TOP_SEEK_MM, TOP_SEEK_MM + 1e-6, TOP_STEP_MM) * ppm
+    grid = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 2)
+    best = (-1.0, 0, np.zeros(2), 0.0)
+    for n, (scale, c) in enumerate(zip(scales, centres, strict=True)):
+        at = px_of(c) + grid
+        got = strength(at, scale, TOP_YAWS_DEG)
+        j, k = np.unravel_index(int(np.argmax(got)), got.shape)
+        if got[j, k] > best[0]:
+            best = (float(got[j, k]), n, at[k], TOP_YAWS_DEG[j])
+    _, n, at, turn = best
+    fine = np.array([-0.25, 0.0, 0.25]) * TOP_STEP_MM * ppm * 2
+    at = at + np.stack(np.meshgrid(fine, fine), -1).reshape(-1, 2)
+    got = strength(at, scales[n], [turn - 0.75, turn, turn + 0.75])
+    x, y = at[np.unravel_index(int(np.argmax(got)), got.shape)[1]]
+    return np.array([u + (x - side / 2) / ppm, v - (y - side / 2) / ppm])
 
 
 def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heights: list,
