@@ -100,6 +100,8 @@ PROBE_SHARPNESS = 0.5  # ... and a height's likelihood grows as exp(this x log-o
 TOP_SEEK_MM = 2.0  # ``_top_centre``: the top face sought this far round each height's centre
 TOP_STEP_MM = 0.5  # ... in these steps (then a quarter of one round the best)
 TOP_YAWS_DEG = (-2.0, 0.0, 2.0)  # ... turned this much off the first fit's turn
+TOP_SIDES = 2  # ... scored over its weakest sides
+TOP_SIDE_MM = 1.0  # ... then each side moved this far at most to its own strongest edge
 HIDDEN_KEEP = 0.5  # ... and the share of its height's evidence kept (the rest: the prior)
 HIDDEN_SHARE = 0.3  # ... when this share of its centre is hidden (the occupancy test's median)
 FOOTPRINT_MM = 7.0  # board points this near a field's centre lie under its cube, if any
@@ -633,7 +635,7 @@ def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geomet
     prior's 59, the truth's mean log-probability -0.99 against -1.23. Each n is then
     weighed too by whether the top face's centre as found (``_top_centre``) puts the top of
     n cubes on its field (``parallax_likelihood``): dev renders, any camera, true corners,
-    seeds 100..199 / 200..299, heights right 257 -> 268 / 279 -> 275. ``firsts`` gets each
+    seeds 100..199 / 200..299, heights right 257 -> 270 / 279 -> 281. ``firsts`` gets each
     probed field's top face found on the first level's plane (its turn is the probes')."""
     nudges = [(0.0, 0.0)] + [(du, dv) for du in (-PROBE_MM, PROBE_MM)
                              for dv in (-PROBE_MM, PROBE_MM)]
@@ -696,33 +698,52 @@ def _top_centre(image: np.ndarray, frame: _Frame, u: float, v: float, yaw: float
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
 
+    def across(pts: np.ndarray, normals: np.ndarray) -> np.ndarray:
+        """The edge strength across the outline at each of ``pts`` (px, ..., 2)."""
+        p = np.clip(np.round(pts).astype(int), 0, side - 1)
+        return np.abs(gx[p[..., 1], p[..., 0]] * normals[..., 0]
+                      + gy[p[..., 1], p[..., 0]] * normals[..., 1])
+
     def strength(at: np.ndarray, scale: float, yaws) -> np.ndarray:
-        """Mean edge strength across the outline of each (yaw, centre px) ((yaws, at))."""
+        """Per (yaw, centre px) ((yaws, at)): the mean edge strength of the outline's
+        ``TOP_SIDES`` weakest sides (a square with only some sides on edges, such as a
+        symbol's straight stroke or a lower cube's side, scores low)."""
         pts, normals = zip(*(_outline(round(float(np.degrees(yaw)) + d, 3))
                              for d in yaws), strict=True)
         pts = np.stack(pts)[:, None, :, ::2] * scale + at[None, :, None, None]
-        normals = np.stack(normals)[:, None, :, ::2]
-        p = np.clip(np.round(pts).astype(int), 0, side - 1)
-        return np.abs(gx[p[..., 1], p[..., 0]] * normals[..., 0]
-                      + gy[p[..., 1], p[..., 0]] * normals[..., 1]).mean((-1, -2))
-
-    def px_of(c) -> np.ndarray:
-        return np.array([(c[0] - u) * ppm, (v - c[1]) * ppm]) + side / 2
+        per_side = across(pts, np.stack(normals)[:, None, :, ::2]).mean(-1)
+        return np.sort(per_side, axis=-1)[..., :TOP_SIDES].mean(-1)
 
     steps = np.arange(-TOP_SEEK_MM, TOP_SEEK_MM + 1e-6, TOP_STEP_MM) * ppm
     grid = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 2)
-    best = (-1.0, 0, np.zeros(2), 0.0)
-    for n, (scale, c) in enumerate(zip(scales, centres, strict=True)):
-        at = px_of(c) + grid
+    fine = np.array([-0.25, 0.0, 0.25]) * TOP_STEP_MM * ppm * 2
+    fine = np.stack(np.meshgrid(fine, fine), -1).reshape(-1, 2)
+    best = (-1.0, 0.0, np.zeros(2), 0.0)
+    for scale, c in zip(scales, centres, strict=True):
+        at = np.array([(c[0] - u) * ppm, (v - c[1]) * ppm]) + side / 2 + grid
         got = strength(at, scale, TOP_YAWS_DEG)
         j, k = np.unravel_index(int(np.argmax(got)), got.shape)
-        if got[j, k] > best[0]:
-            best = (float(got[j, k]), n, at[k], TOP_YAWS_DEG[j])
-    _, n, at, turn = best
-    fine = np.array([-0.25, 0.0, 0.25]) * TOP_STEP_MM * ppm * 2
-    at = at + np.stack(np.meshgrid(fine, fine), -1).reshape(-1, 2)
-    got = strength(at, scales[n], [turn - 0.75, turn, turn + 0.75])
-    x, y = at[np.unravel_index(int(np.argmax(got)), got.shape)[1]]
+        turns = TOP_YAWS_DEG[j] + np.array([-0.75, 0.0, 0.75])
+        got = strength(at[k] + fine, scale, turns)
+        j, k2 = np.unravel_index(int(np.argmax(got)), got.shape)
+        if got[j, k2] > best[0]:
+            best = (float(got[j, k2]), scale, at[k] + fine[k2], float(turns[j]))
+    _, scale, at, turn = best
+    # each side then moved on its own to its strongest edge within TOP_SIDE_MM (a quarter
+    # px, by a parabola through the peak): the centre halfway between opposite sides
+    pts, normals = _outline(round(float(np.degrees(yaw)) + turn, 3))
+    d = np.arange(-TOP_SIDE_MM * ppm, TOP_SIDE_MM * ppm + 1e-6, 0.5)
+    moved = []
+    for k in range(4):
+        profile = across(pts[k] * scale + at + d[:, None, None] * normals[k],
+                         normals[k][None]).mean(-1)
+        m = int(np.argmax(profile))
+        lo, mid, hi = profile[max(m - 1, 0)], profile[m], profile[min(m + 1, len(d) - 1)]
+        bend = lo - 2 * mid + hi
+        moved.append(d[m] + (0.25 * (lo - hi) / bend if 0 < m < len(d) - 1 and bend < 0
+                             else 0.0))
+    x, y = at + (moved[0] - moved[1]) / 2 * normals[0][0] + (moved[2] - moved[3]) / 2 * \
+        normals[2][0]
     return np.array([u + (x - side / 2) / ppm, v - (y - side / 2) / ppm])
 
 
