@@ -673,15 +673,14 @@ def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
 def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted: list):
     """(rigid, inset, candidate, named corners to align from): the ``_starts``, their
     corners moved freely (``align``); then of those whose alignment was fitted
-    (``fitted``: (support, inset, candidate, start), filled by the caller) the
-    ``RIGID_TRIES`` whose fits showed most (``support``, none that showed nothing) again,
-    the board moved as a rigid view of it
+    (``fitted``: (support, alignment score, inset, candidate, start), filled by the
+    caller) the ``RIGID_TRIES`` whose fits showed most (``support``; among those that
+    showed nothing, the best aligned) again, the board moved as a rigid view of it
     (``align``'s ``rigid``: where pieces hide the board's far edge, the free corners
     follow the pieces' edges, a view cannot without leaving its near edge and sides)."""
     for inset, quad, start in _starts(image, quads, geom):
         yield False, inset, quad, start
-    shown = [f for f in sorted(fitted, key=lambda f: -f[0]) if f[0] > 0]
-    for _, inset, quad, start in shown[:RIGID_TRIES]:
+    for *_, inset, quad, start in sorted(fitted, key=lambda f: (-f[0], -f[1]))[:RIGID_TRIES]:
         yield True, inset, quad, start
 
 
@@ -694,7 +693,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     best, done = (0.0, None, None), False
     top = first = 0.0  # the best alignment score so far, and at the first tolerance
     quads = coarse_candidates(image, geom)
-    fitted_from = []  # (support, inset, candidate, start) of the free alignments fitted
+    fitted_from = []  # (support, score, inset, candidate, start) of free alignments fitted
     for rigid, inset, quad, start in _attempts(image, quads, geom, fitted_from):
         if inset and quad is quads[0] and best[1] is not None:
             break  # found taking the candidates as the board's edge
@@ -719,7 +718,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                 best = (s, corners, start)
                 done = s >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT)
         if not rigid:
-            fitted_from.append((shown, inset, quad, start))
+            fitted_from.append((shown, score, inset, quad, start))
     if best[1] is None:
         return None
     return BoardFix(orient(image, best[1], geom), best[2])
