@@ -31,27 +31,20 @@ ROOT = Path(__file__).resolve().parents[2]
 FAST_GAMES = {"esoloe-3andc"}
 
 #: why a game's announced events are not exactly the script's yet, as measured through the
-#: processes at a3560f2 (2026-11-23 19:24..19:28 UTC; docs/device.md "The demo"; e-SOLO-e
-#: at 5e685c0 and ce16310, 2026-11-26, issue #7): vision's limits, no false event in any
-#: of them; the causes as traced where they were traced. Neunfeld is exact since ce16310
-#: (10 of 10; 0 of 10 at a3560f2, 8 of 10 and 1 late at 5e685c0)
+#: processes (docs/device.md "The demo"): vision's limits, no false event in either; the
+#: causes as traced. At 249ae23 (2026-11-26 09:50 UTC, issue #7) 3andC, Neunfeld, Tyr and
+#: Cubes announce exactly their scripts' events (Neunfeld 0 of 10 at a3560f2)
 NOT_EXACT = {
-    "esoloe-3andc": "6 of 8 (e31b4a3, 70c3c16): vision reads every position, but from above "
-                    "a cube put on a stack whose top looks the same is no visible change, so "
-                    "the illegal change is 'unclear', not a violation, and nothing is "
-                    "'corrected'",
-    "esoloe-tictactoe": "6 of 7: the moves are announced, the win is not (not traced yet)",
-    "esoloe": "4 of 7 (5e685c0, ce16310; traced in issue #7): the moves are announced, "
-              "named in part (up faces mostly not read: the 1 x 5 strip's pose from its "
-              "four found corners leans the camera 6 degrees where it looks down at 0.5; "
-              "with read_neunfeld.pose in read_esoloe, in process, the up faces are read "
-              "and the win, a line of symbols, is announced: 5 of 7); the illegal change "
-              "(two cubes on one field) is 'unclear': each stack's height at 0.35..0.63 "
-              "with taller stacks as alternatives, so no violation and no correction",
-    "tyr": "7 of 9: the moves are announced, the illegal change is 'unclear' (1), so no "
-           "violation or correction",
-    "cubes": "38 of 40 (98a546a): the moves and the win are announced; the illegal change "
-             "(two stones at once) is 'unclear' (1), so no violation or correction",
+    "esoloe-tictactoe": "6 of 7 (a3560f2, 249ae23): the moves are announced, the win is not "
+                        "(not traced yet)",
+    "esoloe": "4 of 7 (5e685c0, ce16310, 249ae23; traced in issue #7): the moves are "
+              "announced, named in part (up faces mostly not read: the 1 x 5 strip's pose "
+              "from its four found corners leans the camera 6 degrees where it looks down "
+              "at 0.5; with read_neunfeld.pose in read_esoloe, in process, the up faces are "
+              "read and the win, a line of symbols, is announced: 5 of 7); the illegal "
+              "change (two cubes on one field) is 'unclear': each stack's height at "
+              "0.35..0.63 with taller stacks as alternatives, so no violation and no "
+              "correction",
 }
 #: where the referee announced an event the script does not have (a known fault, measured)
 FALSE_EVENTS: dict[str, str] = {}
