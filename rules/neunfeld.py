@@ -475,7 +475,24 @@ class Neunfeld(Game):
             return _violation("game-over", "The game is already over.", None)
         if ref.in_opening:
             return self._judge_opening(state, observed)
-        return self._judge_turn(state, observed)
+        verdict = self._judge_turn(state, observed)
+        if verdict.kind == Judgement.VIOLATION:
+            return self._two_turns(state, observed) or verdict
+        return verdict
+
+    def _two_turns(self, state: NeunfeldState, seen: NeunfeldPosition) -> Judgement | None:
+        """Two complete turns seen at once, one by each player (the stable picture between
+        them was missed): the judgement of the one pair of legal turns that makes ``seen``;
+        None where no pair does, or more than one (docs/rules/neunfeld.md)."""
+        found = []
+        for first in state.legal_moves:
+            after = state._apply(first)
+            if after.outcome() is not None:
+                continue
+            second = self._judge_turn(after, seen)
+            if second.kind == Judgement.MOVES:
+                found.append(Judgement(Judgement.MOVES, (first, *second.moves), second.state))
+        return found[0] if len(found) == 1 else None
 
     def _judge_opening(self, state: NeunfeldState, seen: NeunfeldPosition) -> Judgement:
         if seen.pawns != START:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from rules import Board, IllegalMoveError, InvalidMove, InvalidPosition, Judgement
 from rules.miwin import perft
 from rules.neunfeld import (
+    DICE,
     Neunfeld,
     NeunfeldPosition,
     NeunfeldState,
@@ -469,3 +470,34 @@ def test_random_play_stays_valid_and_ends(seed, strict, back):
         verdict = GAME.judge(before, after.position)
         assert verdict.kind == Judgement.MOVES and verdict.moves == (move,)
     assert board.outcome() is not None
+
+
+def test_two_turns_seen_at_once_are_judged_as_both():
+    # the stable picture between two turns was missed: every pair of legal turns from MID
+    # (one by each player) is judged as those two moves, so the referee does not fall a
+    # turn behind and call every later position a violation
+    pairs = 0
+    for first in MID.legal_moves:
+        after = MID._apply(first)
+        if after.outcome() is not None:
+            continue
+        for second in after.legal_moves:
+            end = after._apply(second)
+            verdict = GAME.judge(MID, end.position)
+            assert verdict.kind == Judgement.MOVES, (first, second, verdict.illegal)
+            assert verdict.moves == (first, second)
+            assert verdict.state.position == end.position
+            pairs += 1
+    assert pairs > 10
+
+
+def test_a_turn_and_a_violation_seen_at_once_stay_a_violation():
+    # A's legal turn, then B tips two dice: no pair of legal turns makes it
+    first = next(iter(MID.legal_moves))
+    after = MID._apply(first).position
+    held = [i for i, h in enumerate(after.holders) if h == 1]
+    tops = list(after.tops)
+    for i in held[:2]:
+        tops[i] = next(t for t in range(1, 10) if t != tops[i] and t in DICE[i].faces)
+    verdict = GAME.judge(MID, pos(after.pawns, tuple(tops), after.holders))
+    assert verdict.kind == Judgement.VIOLATION
