@@ -474,16 +474,18 @@ class Neunfeld(Game):
         if state.outcome() is not None:
             return _violation("game-over", "The game is already over.", None)
         if ref.in_opening:
-            return self._judge_opening(state, observed)
-        verdict = self._judge_turn(state, observed)
+            verdict = self._judge_opening(state, observed)
+        else:
+            verdict = self._judge_turn(state, observed)
         if verdict.kind == Judgement.VIOLATION:
-            return self._two_turns(state, observed) or verdict
+            return self._two_moves(state, observed) or verdict
         return verdict
 
-    def _two_turns(self, state: NeunfeldState, seen: NeunfeldPosition) -> Judgement | None:
-        """Two complete turns seen at once, one by each player (the stable picture between
-        them was missed): the judgement of the one pair of legal turns that makes ``seen``;
-        None where no pair does, or more than one (docs/rules/neunfeld.md)."""
+    def _two_moves(self, state: NeunfeldState, seen: NeunfeldPosition) -> Judgement | None:
+        """Two moves seen at once (the stable picture between them was missed): a turn by
+        each player, or the opening roll and the starter's first turn; the judgement of the
+        one pair of legal moves that makes ``seen``, None where no pair does or more than
+        one (docs/rules/neunfeld.md)."""
         found = []
         for first in state.legal_moves:
             after = state._apply(first)

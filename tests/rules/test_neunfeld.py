@@ -501,3 +501,19 @@ def test_a_turn_and_a_violation_seen_at_once_stay_a_violation():
         tops[i] = next(t for t in range(1, 10) if t != tops[i] and t in DICE[i].faces)
     verdict = GAME.judge(MID, pos(after.pawns, tuple(tops), after.holders))
     assert verdict.kind == Judgement.VIOLATION
+
+
+def test_the_opening_and_the_first_turn_seen_at_once():
+    # the opening of the worked example (A: blue 1, red 5, black 2), then A tips the red
+    # five to 1 and moves to field 3: no five shows any more, so only that opening (the
+    # tipped die was the five) and that turn make the position: both are moves
+    start = GAME.initial_state()
+    opening, turn = Opening(0, (1, 5, 2)), Turn("red", 1, 3)
+    end = start.apply(opening).apply(turn)
+    verdict = GAME.judge(start, end.position)
+    assert verdict.kind == Judgement.MOVES
+    assert verdict.moves == (opening, turn) and verdict.state.position == end.position
+    # the worked example's own first turn (blue 1 -> 7) leaves the red five showing: the
+    # blue die's top before the tip is not known (several openings make it): a violation
+    seen = start.apply(opening).apply(Turn("blue", 7, 3)).position
+    assert GAME.judge(start, seen).illegal.rule == "opening-roll-first"
