@@ -89,6 +89,18 @@ class Observation:
         """The lowest confidence the observation states, overall or per element."""
         return min([self.confidence, *(u.confidence for u in self.uncertain)])
 
+    @property
+    def doubts_combined(self) -> bool:
+        """Whether ``readings`` accounts for all the observation's doubt: some elements are
+        listed in ``uncertain``, none it does not list is in more doubt than they are (the
+        stated confidence is no lower than the least listed one) and ``readings`` combines
+        every listed element's alternatives (``MAX_READINGS``)."""
+        if not self.uncertain:
+            return False
+        if self.confidence < min(u.confidence for u in self.uncertain):
+            return False
+        return math.prod(1 + len(u.alternatives) for u in self.uncertain) <= MAX_READINGS
+
     def readings(self) -> Iterator[tuple[float, Position]]:
         """The positions this observation allows, most probable first, as (p, position).
 

@@ -275,13 +275,22 @@ def explain(
     the rules may pick the one legal reading among misreadings, never one of several.
     A reading less than ``ALTERNATIVE_FLOOR`` times as probable as the position as
     written is not considered (a cube read present at 0.98 is not taken away to make
-    the position legal)."""
+    the position legal).
+
+    No reading legal and the observation in doubt: still the violation where its doubt is
+    accounted for (``Observation.doubts_combined``: every element in doubt listed in
+    ``uncertain`` with its alternatives, all combined) and the readings weighed, every one
+    of them against the rules, hold at least ``min_confidence`` of the probability (two
+    cubes where one may be placed, whichever player's the lower one is)."""
     best, best_p, rival_p, first, written_p = None, 0.0, 0.0, None, None
+    weighed, complete = 0.0, True
     for p, position in obs.readings():
         if written_p is None:
             written_p = p
         elif p < ALTERNATIVE_FLOOR * written_p:
+            complete = False
             break  # the readings come most probable first
+        weighed += p
         verdict = game.judge(state, position)
         if verdict.kind == Judgement.VIOLATION:
             first = first or verdict
@@ -291,7 +300,11 @@ def explain(
             rival_p += p
     if best is not None:
         return best if best_p >= min_confidence * (best_p + rival_p) else None
-    return None if obs.least_confidence < min_confidence else first
+    if obs.least_confidence >= min_confidence:
+        return first
+    if complete and obs.doubts_combined and weighed >= min_confidence:
+        return first
+    return None
 
 
 def _outcome_key(verdict: Judgement) -> tuple:

@@ -209,3 +209,21 @@ def test_several_moves_at_once_are_one_event(monkeypatch):
 @pytest.mark.parametrize("conf", [0.0, 0.89])
 def test_start_with_low_confidence_still_begins(conf):
     assert run(obs(1, ".....", confidence=conf), obs(2, "A...."))[-1]["event"] == "move"
+
+
+def test_a_violation_every_listed_reading_shows_is_announced_in_doubt():
+    """Two pieces appeared at once; one of them is A's or B's at 0.6 / 0.4: illegal either
+    way, and the listed readings hold all the doubt, so the violation is announced."""
+    either = [{"path": "cells.2", "confidence": 0.6, "alternatives": [["A", 0.4]]}]
+    events = run(obs(1, "....."), obs(2, "A...."),
+                 obs(3, "ABB..", confidence=0.6, uncertain=either))
+    assert events[-1]["event"] == "violation"
+    # the same doubt with part of it not listed (0.6 + 0.2): unclear
+    partly = [{"path": "cells.2", "confidence": 0.6, "alternatives": [["A", 0.2]]}]
+    events = run(obs(1, "....."), obs(2, "A...."),
+                 obs(3, "ABB..", confidence=0.6, uncertain=partly))
+    assert events[-1]["event"] == "unclear"
+    # an element in more doubt than any listed one (the stated confidence lower): unclear
+    events = run(obs(1, "....."), obs(2, "A...."),
+                 obs(3, "ABB..", confidence=0.5, uncertain=either))
+    assert events[-1]["event"] == "unclear"
