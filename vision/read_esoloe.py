@@ -888,12 +888,13 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         confidence, alternatives = _stack_readings(
             field, stack, [got["player_confidence"] for got in cubes])
         reading.add(confidence, f"cells.{i}", FACE_CONFIDENT, alternatives)
+        listed = bool(alternatives) and confidence < FACE_CONFIDENT
         for level, got in enumerate(cubes):
             path = f"cells.{i}.{level}"
-            # where the stack has alternatives, its cubes' other colours are among them: the
-            # referee puts a stack in before what lies in it, so an alternative of a cube's
-            # player would land on a cube of the other stack
-            reading.add(got["player_confidence"], f"{path}.player", 0.9, None if alternatives
+            # where the stack's alternatives are listed, its cubes' other colours are among
+            # them: the referee puts a stack in before what lies in it, so an alternative of
+            # a cube's player would land on a cube of the other stack
+            reading.add(got["player_confidence"], f"{path}.player", 0.9, None if listed
                         else [[1 - got["player"], round(1 - got["player_confidence"], 4)]])
             for d, p in got["face_probability"].items():
                 reading.add(p, f"{path}.faces.{d}", FACE_CONFIDENT)
