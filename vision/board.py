@@ -246,14 +246,45 @@ def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
     return float(np.mean(grad[pts[:, 1], pts[:, 0]] > 0.25))
 
 
+def _small(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """(the frame scaled to ``FIND_WIDTH`` wide, the scale), what finding works on."""
+    h, w = image.shape[:2]
+    scale = FIND_WIDTH / w
+    return cv2.resize(image, (FIND_WIDTH, int(round(h * scale))),
+                      interpolation=cv2.INTER_AREA), scale
+
+
+def _region_quads(mask: np.ndarray, geom: Geometry, frame_area: float):
+    """(quad, (plausibility, fill)) of each region of ``mask`` (uint8, at ``FIND_WIDTH``)
+    whose convex hull reduces to a plausible quadrilateral (``_plausible``)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if area < frame_area * 0.002 or area > frame_area * 0.8:
+            continue
+        quad = _quad_from_hull(cv2.convexHull(contour))
+        plausible = None if quad is None else _plausible(quad, area, geom, frame_area)
+        if plausible is not None:
+            yield quad, plausible
+
+
+def _distinct(quads, most: int, out: list[np.ndarray]) -> None:
+    """Adds to ``out`` the ``quads`` (best first) that lie apart from those in it (corners
+    more than 5 % of their size off), until it holds ``most``."""
+    for quad in quads:
+        if len(out) >= most:
+            break
+        size = np.sqrt(cv2.contourArea(quad.astype(np.float32)))
+        if all(_quad_distance(quad, q) > 0.05 * size for q in out):
+            out.append(quad)
+
+
 def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     """Quadrilaterals (4, 2) in full-resolution px, unordered corners, that may be the
     board or its printed field block: the regions' best first (at most ``CANDIDATES``),
     then a strip's (``_strip_candidates``), then the regions that fill under ``MIN_FILL``
     of their quad (at most ``NOTCHED``)."""
-    h, w = image.shape[:2]
-    scale = FIND_WIDTH / w
-    small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    small, scale = _small(image)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
@@ -263,18 +294,7 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     found: list[tuple[float, np.ndarray]] = []
     notched: list[tuple[float, np.ndarray]] = []  # fill under MIN_FILL
     for mask in _candidate_masks(small, geom):
-        contours, _ = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-        for contour in contours:
-            c_area = cv2.contourArea(contour)
-            if c_area < frame_area * 0.002 or c_area > frame_area * 0.8:
-                continue
-            quad = _quad_from_hull(cv2.convexHull(contour))
-            if quad is None:
-                continue
-            plausible = _plausible(quad, c_area, geom, frame_area)
-            if plausible is None:
-                continue
-            s, fill = plausible
+        for quad, (s, fill) in _region_quads(mask, geom, frame_area):
             support = _edge_support(grad, quad)
             if support < 0.5:
                 continue
@@ -286,13 +306,7 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     strips = [(q + 0.5) / scale - 0.5 for q in _strip_candidates(small, grey, geom)]
     for quads, most in (((q for _, q in found), CANDIDATES), (strips, len(strips)),
                         ((q for _, q in notched), NOTCHED)):
-        most += len(out)
-        for quad in quads:
-            if len(out) == most:
-                break
-            size = np.sqrt(cv2.contourArea(quad.astype(np.float32)))
-            if all(_quad_distance(quad, q) > 0.05 * size for q in out):
-                out.append(quad)
+        _distinct(quads, most + len(out), out)
     return out
 
 
@@ -305,9 +319,7 @@ def frame_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     of the largest regions, best first."""
     if geom.material != "ceramic":
         return []
-    h, w = image.shape[:2]
-    scale = FIND_WIDTH / w
-    small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    small, scale = _small(image)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     frame_area = float(grey.shape[0] * grey.shape[1])
     found = []
@@ -317,22 +329,11 @@ def frame_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
         for level in FRAME_LEVELS:
             inside = cv2.bitwise_not(cv2.dilate((dark > level).astype(np.uint8) * 255,
                                                 np.ones((2, 2), np.uint8)))
-            contours, _ = cv2.findContours(inside, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-            for contour in contours:
-                area = cv2.contourArea(contour)
-                if area < frame_area * 0.002 or area > frame_area * 0.8:
-                    continue
-                quad = _quad_from_hull(cv2.convexHull(contour))
-                plausible = None if quad is None else _plausible(quad, area, geom, frame_area)
-                if plausible is not None and plausible[1] >= MIN_FILL:
-                    found.append((plausible[0], (quad + 0.5) / scale - 0.5))
+            found += [(s, (quad + 0.5) / scale - 0.5)
+                      for quad, (s, fill) in _region_quads(inside, geom, frame_area)
+                      if fill >= MIN_FILL]
     out: list[np.ndarray] = []
-    for _, quad in sorted(found, key=lambda f: -f[0]):
-        size = np.sqrt(cv2.contourArea(quad.astype(np.float32)))
-        if all(_quad_distance(quad, q) > 0.05 * size for q in out):
-            out.append(quad)
-        if len(out) == FRAME_CANDIDATES:
-            break
+    _distinct((quad for _, quad in sorted(found, key=lambda f: -f[0])), FRAME_CANDIDATES, out)
     return [_grown(name_corners(q, geom), geom, FRAME_INNER_MM) for q in out]
 
 
@@ -621,9 +622,7 @@ def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry) -> np.ndarra
     ranking, not a fit."""
     from vision.board_align import _homographies
 
-    h, w = image.shape[:2]
-    scale = FIND_WIDTH / w
-    small = cv2.resize(image, (FIND_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    small, scale = _small(image)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     step = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
     line = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((3, 3), np.uint8))
