@@ -184,27 +184,33 @@ def _sound(quads: np.ndarray, aspect: float) -> np.ndarray:
         ratio <= aspect * SHAPE_SLACK) & (near <= PERSPECTIVE_SLACK).all(axis=1)
 
 
-def _search(maps: _Maps, quad: np.ndarray, src: np.ndarray, step: float, least: float):
-    """Pattern search: the best of the quad's moves (``CORNER_MOVES``, and scaled and
-    turned round its centre) by ``step`` px while it raises the score, the step halved
-    down to ``least``."""
-    best = float(maps.score(quad[None], src)[0])
+def _pattern_search(score, x: np.ndarray, moves, step: float, least: float):
+    """Pattern search: the best of ``moves(x, step)`` (an array of changes to ``x``) while
+    it raises ``score`` (of a stack of candidates), at most ``MAX_ROUNDS`` moves a step,
+    the step halved down to ``least``. Returns (x, its score)."""
+    best = float(score(x[None])[0])
     while step >= least:
         for _ in range(MAX_ROUNDS):
-            centre = quad.mean(axis=0)
-            radial = quad - centre
-            radial /= max(float(np.abs(radial).max()), 1e-9)
-            turn = radial[:, ::-1] * [-1, 1]
-            extra = np.array([radial, -radial, turn, -turn])
-            moves = np.concatenate([CORNER_MOVES, extra]) * step
-            trial = quad[None] + moves
-            s = maps.score(trial, src)
+            trial = x[None] + moves(x, step)
+            s = score(trial)
             i = int(np.argmax(s))
             if s[i] <= best + 1e-6:
                 break
-            best, quad = float(s[i]), trial[i]
+            best, x = float(s[i]), trial[i]
         step /= 2
-    return quad, best
+    return x, best
+
+
+def _search(maps: _Maps, quad: np.ndarray, src: np.ndarray, step: float, least: float):
+    """Pattern search over the quad's moves (``CORNER_MOVES``, and scaled and turned round
+    its centre) by ``step`` px, the step halved down to ``least``."""
+    def moves(quad, step):
+        radial = quad - quad.mean(axis=0)
+        radial /= max(float(np.abs(radial).max()), 1e-9)
+        turn = radial[:, ::-1] * [-1, 1]
+        return np.concatenate([CORNER_MOVES, np.array([radial, -radial, turn, -turn])]) * step
+
+    return _pattern_search(lambda quads: maps.score(quads, src), quad, moves, step, least)
 
 
 class _Pose:
@@ -262,21 +268,15 @@ def _search_pose(maps: _Maps, pose: _Pose, view: np.ndarray, src: np.ndarray, st
         s = maps.score(np.nan_to_num(quads, nan=-1e6), src)
         return np.where(np.isnan(quads).any(axis=(1, 2)), -1.0, s)
 
-    best = float(score(view[None])[0])
     eye = np.eye(len(view))[:POSE_FREE]
-    while step >= least:
-        for _ in range(MAX_ROUNDS):
-            probe = pose.corners(view[None] + 1e-4 * eye)
-            reach = np.nanmax(np.abs(probe - pose.corners(view[None])), axis=(1, 2)) / 1e-4
-            moves = eye * (step / np.maximum(reach, 1e-9))[:, None]
-            trial = view[None] + np.concatenate([moves, -moves])
-            s = score(trial)
-            i = int(np.argmax(s))
-            if s[i] <= best + 1e-6:
-                break
-            best, view = float(s[i]), trial[i]
-        step /= 2
-    return view, best
+
+    def moves(view, step):
+        probe = pose.corners(view[None] + 1e-4 * eye)
+        reach = np.nanmax(np.abs(probe - pose.corners(view[None])), axis=(1, 2)) / 1e-4
+        one = eye * (step / np.maximum(reach, 1e-9))[:, None]
+        return np.concatenate([one, -one])
+
+    return _pattern_search(score, view, moves, step, least)
 
 
 def _saturated(m: np.ndarray, least: float) -> np.ndarray:
