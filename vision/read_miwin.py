@@ -30,7 +30,7 @@ import numpy as np
 
 from vision.board import BoardFix, Geometry
 from vision.classifier import Prediction, shared
-from vision.grid import board_pose, square_crop
+from vision.grid import BoardPose, board_pose, square_crop
 from vision.observe import predict
 
 DIE_MM = 22.0  # vision.render.pieces.DIE_MM
@@ -79,7 +79,11 @@ def plane(fix: BoardFix, geom: Geometry, image: np.ndarray, calibration: dict | 
     K = dist = None
     if calibration is not None:
         K, dist = calibration.get("K"), calibration.get("dist")
-    pose = board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist)
+    return pose_plane(board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist), z_mm)
+
+
+def pose_plane(pose: BoardPose, z_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """``plane``'s (H, camera) of the plane ``z_mm`` above the board top, for ``pose``."""
     centre = -pose.R.T @ pose.t
     return pose.plane_homography(z_mm), np.array([centre[0], centre[1], centre[2] - z_mm])
 

@@ -35,7 +35,7 @@ import numpy as np
 from rules.miwin import BY_COLOUR
 from vision.board import BoardFix, Geometry
 from vision.grid import BoardPose, board_pose, square_crop
-from vision.read_miwin import COLOURS, DIE_MM, find_dice, read_tops, top_reading
+from vision.read_miwin import COLOURS, DIE_MM, find_dice, pose_plane, read_tops, top_reading
 from vision.reading import Reading
 
 PAWN_PLANES_MM = (6.0, 12.0, 21.5)  # the pawn's foot, body and head above the board
@@ -333,9 +333,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     """The position of a Neunfeld board in ``image``."""
     board = pose(fix, geom, image, calibration)
     top = DIE_MM - geom.thickness  # the dice's tops, above the board's top
-    H = board.plane_homography(top)
-    centre = -board.R.T @ board.t
-    camera = np.array([centre[0], centre[1], centre[2] - top])
+    H, camera = pose_plane(board, top)
     found = find_dice(image, H, fix.corners, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM),
                       camera, _no_dice(geom, camera, top))
     seen = [found[c] for c in COLOURS if found[c] is not None]
