@@ -181,11 +181,13 @@ def compare(script: list[dict], seen: list[dict]
     that was not announced there: that move is *late* (the referee found its reading
     unclear, then saw the position again after an illegal change was put back).
     ``unclear`` (the referee declining to judge a reading) is neither; a move named in
-    part (``0:c:S/?``) counts as the scripted move it is part of."""
+    part (``0:c:S/?``) counts as the scripted move it is part of. Moves announced in one
+    event (``moves``: the referee missed the picture between them) count as that many
+    scripted moves, each in turn."""
     matched, missed, false, late = [], [], [], []
     keys = [event_key(e) for e in script]
     at = 0
-    for event in seen:
+    for event in _one_move_each(seen):
         if event["event"] == "unclear":
             continue
         key = event_key(event)
@@ -196,8 +198,8 @@ def compare(script: list[dict], seen: list[dict]
             at = found + 1
             continue
         earlier = next((e for e in missed if event["event"] == "move" and _agrees(
-            key, event_key(e)) and (e.get("ply"), e.get("player")) == (
-                event.get("ply"), event.get("player"))), None)
+            key, event_key(e)) and e.get("ply") == event.get("ply") and (
+                event.get("player") is None or e.get("player") == event.get("player"))), None)
         if earlier is not None:
             missed.remove(earlier)
             late.append(event)
@@ -205,6 +207,23 @@ def compare(script: list[dict], seen: list[dict]
             false.append(event)
     missed += script[at:]
     return matched, missed, false, late
+
+
+def _one_move_each(events: list[dict]) -> list[dict]:
+    """The events with each event of several moves (``moves``) split into one a move, plies
+    counted on; the player is known for the first only (the event names the first's)."""
+    out = []
+    for event in events:
+        if event["event"] != "move" or not event.get("moves"):
+            out.append(event)
+            continue
+        for k, notation in enumerate(event["moves"]):
+            one = {key: value for key, value in event.items() if key != "moves"}
+            one.update(move=notation, ply=event.get("ply", 0) + k)
+            if k:
+                one["player"] = None
+            out.append(one)
+    return out
 
 
 def _agrees(seen: tuple, scripted: tuple) -> bool:

@@ -53,6 +53,19 @@ def test_compare_finds_missed_and_false_events_and_ignores_unclear():
     assert compare(full, [_event("move", move="0:a1:G/?")])[2]  # a wrong up face is false
 
 
+def test_moves_announced_in_one_event_are_each_a_scripted_move():
+    script = [_event("move", move="0:a1", ply=1, player=0), _event("forced-win"),
+              _event("move", move="1:b1", ply=2, player=1),
+              _event("move", move="0:c1", ply=3, player=0)]
+    both = _event("move", move="0:a1; 1:b1", ply=1, player=0, moves=["0:a1", "1:b1"])
+    matched, missed, false, late = compare(script, [both, script[3]])
+    assert [e["move"] for e in matched] == ["0:a1", "1:b1", "0:c1"]
+    assert [e["event"] for e in missed] == ["forced-win"] and not false and not late
+    # the same two in the wrong order are not the script's
+    swapped = dict(both, moves=["1:b1", "0:a1"])
+    assert compare(script, [swapped])[2]
+
+
 def test_a_move_unclear_at_first_and_announced_after_the_violation_is_late_not_false():
     # the first move's reading unclear; the illegal change judged from the position
     # before it; the position put back is that move: announced then, late
