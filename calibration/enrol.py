@@ -107,6 +107,9 @@ class Plan:
     #: reads the same any way round (symbols, pips); 1 for Cubes' stones, whose crops the
     #: reader turns upright (a digit turned is another picture)
     turns: int = 4
+    #: the adaptations read crops ``levelled`` (a dark face brightened): symbols, whose
+    #: faces a hard lamp from behind darkens to near black
+    levels: bool = False
 
 
 #: the field a piece is shown on (its name in ``vision.board.geometry``), per game whose
@@ -127,7 +130,7 @@ def plan(game: str, heads: dict[str, tuple[str, ...]] | None = None) -> Plan:
         faces = tuple(Face(f"a {cube} cube with its {symbol} face up", symbol, f"{cube} cube")
                       for cube in ("natural", "green")
                       for symbol in ("sakura", "fuji", "geisha", "blank"))
-        return Plan("symbol", "symbol", "up", faces)
+        return Plan("symbol", "symbol", "up", faces, levels=True)
     if game in ("neunfeld", "tyr"):
         from rules.miwin import BY_COLOUR
 
@@ -327,10 +330,34 @@ FINETUNE_DECAY = 1e-3  # L2 towards the model's own convolution
 FINETUNE_BATCH = 64
 
 
-def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+#: ``levelled``: the level (0..255) the 90th percentile of a crop's centre is lifted to,
+#: by a gain of at most ``LEVEL_GAIN``; a crop already that bright is left as it is
+LEVEL_TARGET = 140.0
+LEVEL_GAIN = 8.0
+LEVEL_CENTRE = 0.6  # of the crop's side: the centre whose level is measured
+DARKEN_SHARE = 0.5  # of the augmented views: darkened (a hard lamp), ``DARKEN`` times
+DARKEN = (0.08, 0.5)
+
+
+def levelled(crop: np.ndarray) -> np.ndarray:
+    """``crop`` brightened where it is dark: a gain (1..``LEVEL_GAIN``) that lifts the 90th
+    percentile of its centre to ``LEVEL_TARGET``. Under a hard lamp from behind a face is
+    nearly black, and the model reads a dark face as the dark blank; adaptations read
+    crops levelled, so a dark face shows its symbol (``Adaptation.levels``)."""
+    h, w = crop.shape[:2]
+    dy, dx = round(h * (1 - LEVEL_CENTRE) / 2), round(w * (1 - LEVEL_CENTRE) / 2)
+    level = float(np.percentile(crop[dy:h - dy, dx:w - dx], 90))
+    gain = min(LEVEL_GAIN, LEVEL_TARGET / max(level, 1.0))
+    if gain <= 1.0:
+        return crop
+    return np.clip(crop.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def augment(crop: np.ndarray, rng: np.random.Generator, darken: bool = False) -> np.ndarray:
     """One more view of a capture: turned up to 12 degrees, scaled 0.9..1.1, shifted up
-    to 5 %, contrast 0.7..1.3, brightness +-25, channel gains 0.85..1.15, sometimes
-    blurred, a little noise."""
+    to 5 %, contrast 0.7..1.3, brightness +-25, channel gains 0.85..1.15, with ``darken``
+    sometimes (``DARKEN_SHARE``) darkened to ``DARKEN`` of its level (to be ``levelled``
+    again: a dark face's coarse levels and noise), sometimes blurred, a little noise."""
     h, w = crop.shape[:2]
     m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-12, 12), rng.uniform(0.9, 1.1))
     m[:, 2] += rng.uniform(-0.05, 0.05, 2) * (w, h)
@@ -339,6 +366,8 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     out = (out - mean) * rng.uniform(0.7, 1.3) + mean + rng.uniform(-25, 25)
     if out.ndim == 3:
         out *= rng.uniform(0.85, 1.15, out.shape[2]).astype(np.float32)
+    if darken and rng.random() < DARKEN_SHARE:
+        out *= rng.uniform(*DARKEN)
     if rng.random() < 0.3:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.5, 1.2))
     out += rng.normal(0, rng.uniform(0, 5), out.shape).astype(np.float32)
@@ -549,6 +578,7 @@ class Adaptation:
     conv_bias: np.ndarray | None = None
     turns: int = 1  # views a crop is read from: 1, or 4 (its quarter turns, averaged)
     classes: tuple[str, ...] | None = None  # ``model``: all the model's; None: enrolled
+    levels: bool = False  # crops are read ``levelled``
 
     @classmethod
     def fit(cls, model: str, head: str, embeddings: np.ndarray, labels: Sequence[str],
@@ -673,6 +703,8 @@ class Adaptation:
             data["conv_bias"] = rounded(self.conv_bias)
         if self.classes:
             data["classes"] = list(self.classes)
+        if self.levels:
+            data["levels"] = True
         if self.cv is not None:
             data["cross_validation"] = self.cv
         return data
@@ -692,7 +724,8 @@ class Adaptation:
                    data.get("cross_validation"),
                    array("conv_weights", np.float32), array("conv_bias", np.float32),
                    int(data.get("turns", 1)),
-                   tuple(data["classes"]) if data.get("classes") else None)
+                   tuple(data["classes"]) if data.get("classes") else None,
+                   bool(data.get("levels", False)))
 
 
 def folds(labels: Sequence[str], pieces: Sequence[str]) -> list[int]:
@@ -764,10 +797,12 @@ class Session:
     captured): ``AUGMENT_ROWS`` rows in all for the plan's faces at ``CAPTURES`` each,
     at most ``AUGMENT_MAX``. ``turns``: the profile reads a crop from its four quarter
     turns (4) or as it is (1), by default as the plan says (``Plan.turns``); the
-    cross-validation reads the same way."""
+    cross-validation reads the same way. ``levels``: the adaptations read crops
+    ``levelled`` (``model`` reads them as they are), by default as the plan says
+    (``Plan.levels``)."""
 
     def __init__(self, plan_: Plan, classifier: Classifier, method: str = "auto",
-                 turns: int | None = None):
+                 turns: int | None = None, levels: bool | None = None):
         turns = plan_.turns if turns is None else turns
         if method not in (*METHODS, "auto"):
             raise EnrolError(f"unknown method {method!r} (known: auto, {', '.join(METHODS)})")
@@ -777,6 +812,7 @@ class Session:
         self.classifier = classifier
         self.method = method
         self.turns = turns
+        self.levels = plan_.levels if levels is None else levels
         self.crops: list[np.ndarray] = []
         self.faces: list[Face] = []
         self.prior_labels: tuple[str, ...] = ()
@@ -784,16 +820,22 @@ class Session:
                                          1, AUGMENT_MAX))
         self._emb: list[np.ndarray] = []  # (4, d) per capture: its quarter turns
         self._prior: list[np.ndarray] = []  # (4, labels): the model's log-probabilities
+        self._model_prior: list[np.ndarray] = []  # the same of the turns as captured
         self._tuning: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # im2col, prior per view
 
     def add(self, face: Face, crop: np.ndarray) -> None:
         self.crops.append(crop)
         self.faces.append(face)
         turns = quarter_turns(crop)
-        self._emb.append(self.classifier.embed(turns))
         self.prior_labels, prior = head_log_probs(self.classifier.heads,
                                                   self.classifier.logits(turns),
                                                   self.plan.head)
+        self._model_prior.append(prior)
+        if self.levels:
+            turns = [levelled(t) for t in turns]
+            prior = head_log_probs(self.classifier.heads, self.classifier.logits(turns),
+                                   self.plan.head)[1]
+        self._emb.append(self.classifier.embed(turns))
         self._prior.append(prior)
 
     def capture(self, faces: Sequence[Face], times: int, capture: Capture,
@@ -812,8 +854,10 @@ class Session:
         if i not in self._tuning:
             rng = np.random.default_rng(i)
             views = [v for turn in quarter_turns(self.crops[i])
-                     for v in [turn] + [augment(turn, rng)
+                     for v in [turn] + [augment(turn, rng, self.levels)
                                         for _ in range(self.augmentations - 1)]]
+            if self.levels:
+                views = [levelled(v) for v in views]
             cols, logits = tap(self.classifier).run(views)
             self._tuning[i] = cols, head_log_probs(self.classifier.heads, logits,
                                                    self.plan.head)[1]
@@ -837,6 +881,7 @@ class Session:
                             np.repeat(pieces, views), captures=dict(Counter(labels)),
                             method=method, tuning=tuning, classes=self.prior_labels)
         ad.turns = self.turns
+        ad.levels = self.levels and method != "model"
         return ad
 
     def _read(self, ad: Adaptation, out: Sequence[int]) -> list[Prediction]:
@@ -846,7 +891,8 @@ class Session:
                 features = np.array([self._tuned(i)[0][k * self.augmentations] for i in out])
             else:
                 features = np.array([self._emb[i][k] for i in out])
-            views.append((features, np.array([self._prior[i][k] for i in out])))
+            prior = self._model_prior if ad.method == "model" else self._prior
+            views.append((features, np.array([prior[i][k] for i in out])))
         return ad.predict(None, prior_labels=self.prior_labels, top_k=1, views=views)
 
     def adapt(self) -> Adaptation:
@@ -958,7 +1004,8 @@ class Profile:
         ad = self.adaptations.get(model_name)
         if ad is None or not crops:
             return predictions
-        views = [v for crop in crops for v in quarter_turns(crop)[:ad.turns]]  # one run
+        views = [levelled(v) if ad.levels else v
+                 for crop in crops for v in quarter_turns(crop)[:ad.turns]]  # one run
         if ad.method == "finetune":
             t = tap(classifier)
             if ad.conv_weights.shape != (len(t.weight), t.weight[0].size):

@@ -260,6 +260,8 @@ class EnrolmentProfile:
             m.number("model_weight", 0)
             if m.number("turns", 1, 4, optional=True) not in (None, 1, 4):
                 m.fail("turns", "must be 1 (the crop as it is) or 4 (its quarter turns)")
+            if not isinstance(m.data.get("levels", False), bool):
+                m.fail("levels", "must be true or false (crops read levelled)")
             protos = m.sub("prototypes")
             sizes = {protos.array(label, (None, None), "a list of vectors (one per "
                                   "piece)").shape[1] for label in protos.data}
