@@ -1,9 +1,12 @@
 """Board registration: where the game board lies in the camera image, fixed once at
 set-up (``tableref calibrate board``).
 
-- Automatic: ``vision.board.find_board`` on the first frames (the empty board); each
-  corner is the mean over the frames that agree with the per-corner median (within
-  ``AGREE_PX``), so one bad frame does not move it.
+- Automatic: ``vision.board.find_board`` on the first frames of the still, empty board;
+  the registration is the mean of the largest group of frames whose corners all agree
+  (within ``AGREE_PX`` of one of them), so a bad frame does not move it. It is refused
+  (``RegistrationError``, saying why) rather than stored where the board was seen in too
+  few frames (``MIN_AGREE``) or the frames do not agree, and where its fit report (below)
+  is off by more than ``REFUSE_MM``: a board found wrongly, to be registered by hand.
 - Manual: the four corners (nw, ne, se, sw: the board's north is away from the camera)
   given as numbers, or clicked on a saved frame where a display exists; optionally
   snapped to the board's edges by ``vision.board.refine``.
@@ -27,6 +30,7 @@ mis-clicked corner that four points alone always fit.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import cv2
@@ -43,7 +47,10 @@ from vision.board import (
     refine,
 )
 
-AGREE_PX = 3.0  # a frame's corner further than this from the median is left out
+AGREE_PX = 3.0  # frames whose corners are all this near one another's agree
+MIN_AGREE = 2  # frames that must agree (fewer where fewer are asked for)
+AGREE_SHARE = 0.5  # ... and this share of the frames the board was found in
+REFUSE_MM = 1.0  # an automatic registration whose fit report is off by more is refused
 FRAMES = 5  # frames the automatic registration averages
 NAMING_MARGIN_DEG = 10.0  # a camera rule's naming this near its ambiguity is to be checked
 
@@ -109,7 +116,9 @@ def _registration(game: str, corners: np.ndarray, observations: list[np.ndarray]
 def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
                   camera: CameraCalibration | None = None, turn: int = 0) -> BoardRegistration:
     """Registration from the first ``n`` frames in which ``find_board`` sees the board
-    (at most ``4 n`` frames are looked at). ``turn``: quarter turns by which to rename
+    (at most ``4 n`` frames are looked at), refused (``RegistrationError``) where fewer
+    than half of them or than ``MIN_AGREE`` agree, or its fit is off by more than
+    ``REFUSE_MM`` (module doc). ``turn``: quarter turns by which to rename
     the found corners (nw becomes the found ne for 1), for a square board that
     the table's players have named otherwise (docs/vision.md, *Naming*); 2 for any
     board. A board without marks gets ``fit["naming"]`` (see the module doc)."""
@@ -129,15 +138,23 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
         raise RegistrationError(f"the board was not found in {looked} frame(s): register it "
                                 "by hand (--corners, or --click on a saved frame)")
     stack = np.array(found)
-    median = np.median(stack, axis=0)
-    agree = np.all(np.linalg.norm(stack - median, axis=2) <= AGREE_PX, axis=1)
-    if agree.sum() < max(1, (len(found) + 1) // 2):
+    agree = max((np.all(np.linalg.norm(stack - one, axis=2) <= AGREE_PX, axis=1)
+                 for one in stack), key=np.sum)  # the largest group, the first on a tie
+    if agree.sum() < max(min(MIN_AGREE, n), math.ceil(AGREE_SHARE * len(found))):
+        seen = "" if len(found) >= n else f"; found in {len(found)} of {looked}"
         raise RegistrationError(f"the board was found at different places ({int(agree.sum())} "
-                                f"of {len(found)} frames agree within {AGREE_PX} px): keep "
-                                "camera and board still, or register it by hand (--corners, "
-                                "or --click on a saved frame)")
+                                f"of {len(found)} frames agree within {AGREE_PX} px{seen}): "
+                                "keep camera and board still, or register it by hand "
+                                "(--corners, or --click on a saved frame)")
     kept = stack[agree]
     reg = _registration(game, kept.mean(axis=0), list(kept), "auto", size, camera)
+    if reg.fit["max_mm"] > REFUSE_MM:
+        checks = ", ".join(f"{c} {reg.fit[c.split()[0] + '_max_mm']:.1f} mm"
+                           for c in reg.fit["checks"])
+        raise RegistrationError(f"the board found does not fit its own check ({checks} at "
+                                f"worst, over {REFUSE_MM} mm): it was probably found wrongly; "
+                                "register it by hand (--corners, or --click on a saved "
+                                "frame)")
     if named_by_camera(geom):
         reg.fit["naming"] = {"by": "turn" if turn % 4 else "camera", "turn": turn % 4,
                              "camera_margin_deg": round(camera_rule_margin(reg.corners,

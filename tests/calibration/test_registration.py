@@ -85,3 +85,30 @@ def test_auto_registration_of_a_render_within_a_millimetre(game, mode, seed):
     reg = registration.register_auto(frames, game, n=2)
     assert reg.frames == 2
     assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
+
+
+def test_auto_refuses_a_board_seen_in_one_frame(monkeypatch):
+    frames = _fake_frames(monkeypatch, [SQUARE, None, None])
+    with pytest.raises(RegistrationError, match="1 of 1 frames agree.*found in 1 of 3"):
+        registration.register_auto(frames, "esoloe-tictactoe", n=3)
+
+
+def test_auto_refuses_corners_that_fit_no_rigid_board(monkeypatch):
+    """Frames that agree on a quad no square board seen by the camera makes are refused
+    with the fit report's numbers, not stored; the square itself is kept."""
+    from calibration.files import CameraCalibration
+
+    camera = CameraCalibration(np.array([[1000.0, 0, 640], [0, 1000, 360], [0, 0, 1]]),
+                               np.zeros(5), (1280, 720), 0.1, 10, {})
+    centred = [[540, 260], [740, 260], [740, 460], [540, 460]]  # a board face on
+    skewed = np.array(centred, float)
+    skewed[2] += (25, 10)
+    frames = _fake_frames(monkeypatch, [skewed, skewed])
+    with pytest.raises(RegistrationError, match=r"does not fit its own check \(frames 0.0 mm, "
+                                                r"rigid pose [0-9.]+ mm at worst"):
+        registration.register_auto(frames, "esoloe-tictactoe", n=2, camera=camera)
+    frames = _fake_frames(monkeypatch, [skewed, skewed])  # without a camera: nothing to check
+    assert registration.register_auto(frames, "esoloe-tictactoe", n=2).fit["max_mm"] == 0
+    frames = _fake_frames(monkeypatch, [centred, centred])
+    reg = registration.register_auto(frames, "esoloe-tictactoe", n=2, camera=camera)
+    assert reg.fit["rigid_max_mm"] < 0.1
