@@ -19,13 +19,6 @@ from vision.render.frame import RenderOptions, render_scene
 from vision.render.positions import random_position
 
 GEOM = geometry("cubes")
-#: the renderer prints the stones' digits with OpenCV's putText, whose glyphs OpenCV 5 draws
-#: in another (bolder) font than 4.11 (docs/renderer.md); the stone model learnt OpenCV 5's,
-#: and reads 4.11's turned digits wrong: these checks of digits read on renders need it
-DIGITS_AS_TRAINED = pytest.mark.skipif(
-    int(cv2.__version__.split(".")[0]) < 5,
-    reason=f"OpenCV {cv2.__version__} prints the renders' digits in another font than the "
-           "OpenCV 5 renders the stone model was trained on")
 
 
 @lru_cache(maxsize=8)
@@ -52,7 +45,6 @@ def test_cubes_reading_is_right_where_sure(seed):
     check("cubes", seed, parses=parses("cubes", reading.position))
 
 
-@DIGITS_AS_TRAINED
 @pytest.mark.parametrize("seed, camera, table", [(211, "oblique", "paper"),
                                                  (224, "oblique", "cloth")])
 def test_at_a_slant_every_field_is_right_or_uncertain(seed, camera, table):
@@ -113,7 +105,6 @@ def test_without_the_stone_model_no_digit_is_guessed(monkeypatch):
     assert sum(t is None for row in reading.position["grid"] for t in row) >= truth_stones - 1
 
 
-@DIGITS_AS_TRAINED
 def test_with_the_stone_model_the_tokens_are_read():
     _needs_model()
     reading, position = _read(101, "overhead")
@@ -264,7 +255,6 @@ def _stones_right(reading, grid) -> int:
                if grid[r][c] != ".")
 
 
-@DIGITS_AS_TRAINED
 def test_stones_laid_for_each_seat_are_read_upright():
     _needs_model()
     image, truth, position = _four_players_stones()
@@ -273,7 +263,6 @@ def test_stones_laid_for_each_seat_are_read_upright():
     assert _stones_right(reading, position["grid"]) == 20
 
 
-@DIGITS_AS_TRAINED
 def test_stones_not_laid_for_their_owner_are_tried_at_the_other_turns(monkeypatch):
     # the table's seating a quarter turn off what the stones were laid for: where the
     # owner's turn leaves the digit in doubt the other turns are read, and some are sure

@@ -15,7 +15,7 @@ import numpy as np
 
 from rules.cube import CUBE_SETS, DEFAULT_SET, FACES
 from rules.miwin import BY_COLOUR
-from vision.render import materials, symbols
+from vision.render import glyphs, materials, symbols
 from vision.render.geometry import (
     DIRECTIONS,
     ROTATIONS,
@@ -72,7 +72,7 @@ class PieceSet:
     stone_colours: dict  # player colour -> tile BGR
     white_stone: np.ndarray  # top and sides of a white stone
     white_side: np.ndarray
-    digit_font: int  # cv2 font of the stones' digits
+    digit_style: str  # glyphs.STYLES: the stones' digits
 
 
 SETS = {
@@ -80,7 +80,7 @@ SETS = {
         "default", ("beech", "maple", "pine"), GREEN_STAIN, (0.07, 0.35), "solid",
         DIE_COLOURS, {c: np.array([0.93, 0.93, 0.92], np.float32) for c in DIE_COLOURS},
         True, PLAYER_COLOURS, np.array([0.92, 0.93, 0.93], np.float32),
-        np.array([0.85, 0.86, 0.86], np.float32), cv2.FONT_HERSHEY_DUPLEX),
+        np.array([0.85, 0.86, 0.86], np.float32), "heavy"),
     "other-set": PieceSet(
         "other-set", ("oak", "teak", "cherry"), np.array([0.42, 0.50, 0.12], np.float32),
         (0.03, 0.55), "outline",
@@ -96,7 +96,7 @@ SETS = {
          "black": np.array([0.20, 0.19, 0.17], np.float32),  # slate
          "orange": np.array([0.05, 0.62, 0.96], np.float32)},  # amber
         np.array([0.80, 0.90, 0.95], np.float32),  # cream
-        np.array([0.72, 0.82, 0.87], np.float32), cv2.FONT_HERSHEY_SIMPLEX),
+        np.array([0.72, 0.82, 0.87], np.float32), "light"),
 }
 
 
@@ -301,6 +301,12 @@ def _stone_disc(size: int) -> np.ndarray:
     return d
 
 
+#: a stone's print, drawn for each stone (symbols.digit_mask's arguments): no two prints of
+#: a digit alike, so that what is learnt from renders is the digit, not one font
+PRINT_JITTER = {"height": (0.355, 0.375, 0.395), "weight": (0.9, 1.0, 1.1),
+                "slant": (-0.05, 0.0, 0.05), "stretch": (0.92, 1.0, 1.08)}
+
+
 def stone_top_texture(token: str, rng, pieceset: PieceSet = SETS["default"]) -> np.ndarray:
     """The top of a Cubes stone: ``W`` white; a player stone shows a disc, white with a
     black digit (active, upper-case letter) or black with a white digit (inactive), in a
@@ -318,7 +324,9 @@ def stone_top_texture(token: str, rng, pieceset: PieceSet = SETS["default"]) -> 
     face_col = np.array([0.93, 0.93, 0.92] if active else [0.09, 0.09, 0.09], np.float32)
     digit_col = np.array([0.05, 0.05, 0.05] if active else [0.92, 0.92, 0.92], np.float32)
     tex = tex * (1 - d) + face_col * d
-    digit = symbols.digit_mask(token[1], size, 0.5, pieceset.digit_font)
+    # each stone's print a little different: weight, lean, width and size
+    digit = symbols.digit_mask(token[1], size, style=pieceset.digit_style,
+                               **{k: float(rng.choice(v)) for k, v in PRINT_JITTER.items()})
     tex = _print(tex.astype(np.float32), digit, digit_col, rng, opacity=0.97)
     return (tex * _bevel(size, 0.06, 0.25)).astype(np.float32)
 
@@ -363,8 +371,7 @@ def dependency_card_texture(colour: str, rng) -> np.ndarray:
     disc = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)[..., None] / 255.0
     tex = tex * (1 - disc) + PLAYER_COLOURS[colour] * disc
     title = np.zeros((h, w), np.uint8)
-    cv2.putText(title, "ABHAENGIGKEIT", (9, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.33, 255, 1,
-                cv2.LINE_AA)
+    glyphs.draw_text(title, "ABHAENGIGKEIT", (9, 20), 8, "light")
     tex = _print(tex.astype(np.float32), title.astype(np.float32) / 255,
                  np.array([0.15, 0.15, 0.15], np.float32), rng)
     cv2.rectangle(tex, (3, 3), (w - 4, h - 4), (0.3, 0.3, 0.3), 1, cv2.LINE_AA)

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from rules.core import InvalidPosition
-from vision.render import materials, pieces
+from vision.render import glyphs, materials, pieces
 from vision.render.geometry import Solid, box_faces, direction_of, rot_z
 from vision.render.rng import make_rng
 
@@ -148,8 +148,7 @@ def board_texture(spec: BoardSpec, rng: np.random.Generator, ppm: float) -> np.n
                            (0.08, 0.08, 0.08), -1, cv2.LINE_AA, shift=4)
         if spec.game == "esoloe":  # the maker's mark in the south margin
             x, y = _px(-14, -spec.depth / 2 + 7.5, spec, ppm)
-            _text(img, "e-SOLO-e", x, y, cv2.FONT_HERSHEY_SIMPLEX, 0.09 * ppm,
-                  max(1, int(ppm / 3)), ink)
+            _text(img, "e-SOLO-e", x, y, 2.4 * ppm, "light", 1.0, ink)
         return img
     if spec.material == "leather":
         img = materials.leather(rng, h, w, ppm)
@@ -159,11 +158,12 @@ def board_texture(spec: BoardSpec, rng: np.random.Generator, ppm: float) -> np.n
             for off, col in ((0.0, dark), (0.35, light)):
                 _draw_rect(img, spec, ppm, c.u - c.half - off, c.v + c.half + off,
                            c.u + c.half - off, c.v - c.half + off, col, 0.45)
-        if spec.game == "neunfeld":
+        if spec.game == "neunfeld":  # each field's number, below its centre (as before)
             for c in spec.cells:
-                x, y = _px(c.u - 3.2, c.v - 4.5, spec, ppm)
-                _text(img, c.name, x, y, cv2.FONT_HERSHEY_DUPLEX, 0.27 * ppm,
-                      max(1, int(ppm / 2.5)), np.array([0.55, 0.78, 0.86], np.float32))
+                x, y = _px(c.u - glyphs.text_width(c.name, 4.2, "heavy") / 2, c.v - 4.3,
+                           spec, ppm)
+                _text(img, c.name, x, y, 4.2 * ppm, "heavy", 0.75,
+                      np.array([0.55, 0.78, 0.86], np.float32))
         # the stitching round the edge
         m = 1.6 if spec.game == "neunfeld" else 6.0
         thread = np.array([0.75, 0.85, 0.9], np.float32)
@@ -198,10 +198,11 @@ def board_texture(spec: BoardSpec, rng: np.random.Generator, ppm: float) -> np.n
     return img
 
 
-def _text(img, text, x, y, font, scale, thick, colour) -> None:
-    """putText draws on 8-bit images only: draw a mask and blend it in."""
-    m = np.zeros(img.shape[:2], np.uint8)
-    cv2.putText(m, text, (int(x), int(y)), font, scale, 255, thick, cv2.LINE_AA)
+def _text(img, text, x, y, height, style, weight, colour) -> None:
+    """Prints ``text`` in the renderer's glyphs (``glyphs.draw_text``: baseline from
+    ``(x, y)``, ``height`` px capitals): an 8-bit mask, blended in."""
+    m = glyphs.draw_text(np.zeros(img.shape[:2], np.uint8), text, (x, y), height, style,
+                         weight=weight)
     a = (m.astype(np.float32) / 255)[..., None]
     img *= 1 - a
     img += a * colour

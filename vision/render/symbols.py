@@ -13,6 +13,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from vision.render import glyphs
+
 SS = 4  # supersampling factor
 CUBE_SYMBOLS = ("sakura", "fuji", "geisha")
 #: how a set draws its symbols: filled ink, or thick outlines of the same shapes only
@@ -179,22 +181,24 @@ def pip_mask(n: int, size: int, radius: float = 0.085) -> np.ndarray:
     return m
 
 
-@lru_cache(maxsize=64)
-def digit_mask(text: str, size: int, height: float = 0.6,
-               font: int = cv2.FONT_HERSHEY_DUPLEX) -> np.ndarray:
-    """A digit (or short text) centred on the face, ``height`` of the face tall."""
+@lru_cache(maxsize=512)
+def digit_mask(text: str, size: int, height: float = 0.6, style: str = "heavy",
+               weight: float = 1.0, slant: float = 0.0, stretch: float = 1.0) -> np.ndarray:
+    """A digit (or short text) centred on the face in the renderer's own glyphs
+    (``glyphs.STYLES``; ``weight``, ``slant``, ``stretch`` as ``glyphs.draw_text``), its
+    ink ``height`` of the face tall (the strokes' width included); 6 and 9 underlined."""
     img = _canvas(size)
     px = size * SS
-    scale = 1.0
-    (tw, th), _ = cv2.getTextSize(text, font, scale, 1)
-    scale = height * px / th
-    thick = max(1, int(scale * 2.2))
-    (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
-    org = (int((px - tw) / 2), int((px + th) / 2))
-    cv2.putText(img, text, org, font, scale, 255, thick, cv2.LINE_AA)
+    stroke = glyphs.style_of(style).weight * weight
+    cap = height * px / (1 + stroke)
+    tw = glyphs.text_width(text, cap, style, stretch)
+    x, base = (px - tw - slant * cap) / 2, (px + cap) / 2
+    glyphs.draw_text(img, text, (x, base), cap, style, weight=weight, slant=slant,
+                     stretch=stretch)
     if text in ("6", "9"):  # an underline tells 6 from 9, as on real number tokens
-        y = org[1] + int(0.08 * px)
-        cv2.line(img, (org[0], y), (org[0] + tw, y), 255, max(1, thick // 2), cv2.LINE_AA)
+        y = base + stroke * cap / 2 + 0.06 * px
+        cv2.line(img, (int(x * 16), int(y * 16)), (int((x + tw) * 16), int(y * 16)), 255,
+                 max(1, int(round(stroke * cap / 2))), cv2.LINE_AA, shift=4)
     m = _finish(img, size)
     m.setflags(write=False)
     return m
