@@ -22,11 +22,21 @@ every decision below, in prose):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from rules.core import Board, Game, Illegal, Judgement, Move, RulesError, State, canonical_json
+from rules.core import (
+    Board,
+    Game,
+    Illegal,
+    Judgement,
+    Move,
+    Position,
+    RulesError,
+    State,
+    canonical_json,
+)
 from rules.observation import (
     Observation,
     corrected_event,
@@ -42,6 +52,10 @@ from rules.observation import (
 MIN_CONFIDENCE = 0.9
 #: an alternative reading this much less probable than the written one is not considered
 ALTERNATIVE_FLOOR = 0.1
+#: unclear observations kept since the last sure judgement (older ones are forgotten) ...
+MAX_DOUBTS = 4
+#: ... and the most probable ways through them kept
+MAX_PATHS = 32
 
 
 class Recorder(Protocol):
@@ -69,6 +83,8 @@ class TableGame:
     in_violation: bool = False
     last_key: str | None = None  # what the last judged observation showed
     last_unclear: bool = False
+    #: observations judged unclear since the last sure judgement, in order (``explain_through``)
+    doubts: list[Observation] = field(default_factory=list)
     forced_win_seen: set[int] = field(default_factory=set)
     #: (seq, time) of observations judged before a restart (from the record): skipped
     replayed: set[tuple[int, float]] = field(default_factory=set)
@@ -170,12 +186,28 @@ class Referee:
     def _judge(self, tg: TableGame, obs: Observation) -> list[dict[str, Any]]:
         if obs.player_names is not None:
             tg.player_names = obs.player_names
-        verdict = explain(tg.game, tg.state, obs, self.min_confidence)
+        if tg.doubts:
+            verdict, explained, moved_on = explain_through(
+                tg.game, tg.state, tg.doubts, obs, self.min_confidence)
+            if not explained:  # no way through the doubts is legal
+                verdict = explain(tg.game, tg.state, obs, self.min_confidence)
+                if moved_on and verdict is not None and verdict.kind == Judgement.VIOLATION:
+                    # not announced: the table may have moved on by a move the referee
+                    # could not read, and the rules are judged from where it is sure
+                    tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]
+                    return [unclear_event(obs.table, obs.seq, (
+                        "No legal move explains the position from the last one the referee "
+                        "is sure of, but it could not read the table since; waiting for a "
+                        "position it can follow."))]
+        else:
+            verdict = explain(tg.game, tg.state, obs, self.min_confidence)
         table, seq = obs.table, obs.seq
         if verdict is None:
+            tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]
             return [unclear_event(table, seq, (
                 f"The position cannot be read with confidence ({obs.least_confidence:.2f}) "
                 "and no legal move explains it; check the table."))]
+        tg.doubts = []
         if verdict.kind == Judgement.SAME:
             if tg.in_violation:
                 tg.in_violation = False
@@ -282,14 +314,9 @@ def explain(
     ``uncertain`` with its alternatives, all combined) and the readings weighed, every one
     of them against the rules, hold at least ``min_confidence`` of the probability (two
     cubes where one may be placed, whichever player's the lower one is)."""
-    best, best_p, rival_p, first, written_p = None, 0.0, 0.0, None, None
-    weighed, complete = 0.0, True
-    for p, position in obs.readings():
-        if written_p is None:
-            written_p = p
-        elif p < ALTERNATIVE_FLOOR * written_p:
-            complete = False
-            break  # the readings come most probable first
+    best, best_p, rival_p, first = None, 0.0, 0.0, None
+    weighed, left_out = 0.0, []
+    for p, position in _weighed_readings(obs, left_out):
         weighed += p
         verdict = game.judge(state, position)
         if verdict.kind == Judgement.VIOLATION:
@@ -302,9 +329,93 @@ def explain(
         return best if best_p >= min_confidence * (best_p + rival_p) else None
     if obs.least_confidence >= min_confidence:
         return first
-    if complete and obs.doubts_combined and weighed >= min_confidence:
+    if not left_out and obs.doubts_combined and weighed >= min_confidence:
         return first
     return None
+
+
+def _weighed_readings(obs: Observation, left_out: list | None = None
+                      ) -> Iterator[tuple[float, Position]]:
+    """The readings ``explain`` weighs: from the most probable down to the tenth of the
+    position as written (``ALTERNATIVE_FLOOR``); ``left_out`` (a list) gets an item when
+    readings under it were left out."""
+    written_p = None
+    for p, position in obs.readings():
+        if written_p is None:
+            written_p = p
+        elif p < ALTERNATIVE_FLOOR * written_p:
+            if left_out is not None:
+                left_out.append(p)
+            return  # the readings come most probable first
+        yield p, position
+
+
+def explain_through(
+    game: Game, state: State, doubts: list[Observation], obs: Observation,
+    min_confidence: float = MIN_CONFIDENCE,
+) -> tuple[Judgement | None, bool, bool]:
+    """``obs`` judged from ``state`` through the observations judged unclear since it
+    (``doubts``, in order): (judgement, explained, moved on).
+
+    Each way through them takes, at each doubtful observation, one of its legal readings
+    from where the way got to (its moves, or none: the same position or a turn in
+    progress), with the product of the readings' probabilities; an observation no way
+    continues legally is passed over. ``obs`` is then judged from each way's end. The
+    ways that make it legal are grouped by all the moves they take from ``state``: when
+    the most probable group holds ``min_confidence`` of their probability, its moves are
+    the judgement (several moves: a move the referee could not read, then the next); when
+    none does, None (unclear). explained is False when no way makes ``obs`` legal (judge
+    it from ``state`` then: a violation from every place the doubts may have led); moved
+    on, whether some way through the doubts takes a move, or a doubtful observation that
+    no way explains shows another position than ``obs`` (the table may have moved on from
+    ``state`` by moves the referee could not read)."""
+    # moves taken (notations) -> (moves, end state, probability)
+    ways: dict[tuple[str, ...], tuple[tuple[Move, ...], State, float]] = {
+        (): ((), state, 1.0)}
+    unexplained = False  # a doubtful observation no way explains, unlike ``obs``
+    for doubt in doubts:
+        ahead = _continue(game, ways, doubt)
+        if ahead:
+            kept = sorted(ahead.items(), key=lambda way: -way[1][3])[:MAX_PATHS]
+            ways = {key: (moves, end, p) for key, (moves, end, _, p) in kept}
+        else:
+            unexplained |= doubt.raw["position"] != obs.raw["position"]
+    moved_on = unexplained or any(ways)
+    ends = _continue(game, ways, obs)
+    if not ends:
+        return None, False, moved_on
+    total = sum(end[3] for end in ends.values())
+    moves, after, verdict, p = max(ends.values(), key=lambda end: end[3])
+    if p < min_confidence * total:
+        return None, True, moved_on
+    if not moves:
+        return verdict, True, moved_on
+    return Judgement(Judgement.MOVES, moves, after), True, moved_on
+
+
+def _continue(game: Game, ways: dict, obs: Observation) -> dict:
+    """Each way continued by each legal reading of ``obs``: moves taken -> (moves, end
+    state, the judgement of the reading, probability), the probabilities of ways that
+    take the same moves added."""
+    ahead: dict[tuple[str, ...], list] = {}
+    for moves, end, p in ways.values():
+        for q, position in _weighed_readings(obs):
+            verdict = game.judge(end, position)
+            if verdict.kind == Judgement.VIOLATION:
+                continue
+            taken, after = moves, end
+            if verdict.kind == Judgement.MOVES:
+                if end.outcome() is not None:
+                    continue  # nothing is played after the end of the game
+                taken = moves + tuple(verdict.moves)
+                for move in verdict.moves:
+                    after = after.apply(move)
+            key = tuple(str(m) for m in taken)
+            if key in ahead:
+                ahead[key][3] += p * q
+            else:
+                ahead[key] = [taken, after, verdict, p * q]
+    return {k: tuple(v) for k, v in ahead.items()}
 
 
 def _outcome_key(verdict: Judgement) -> tuple:

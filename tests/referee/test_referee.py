@@ -227,3 +227,76 @@ def test_a_violation_every_listed_reading_shows_is_announced_in_doubt():
     events = run(obs(1, "....."), obs(2, "A...."),
                  obs(3, "ABB..", confidence=0.5, uncertain=either))
     assert events[-1]["event"] == "unclear"
+
+
+#: a stone read at 0.58 whose absence (no change) is legal too: the move is unclear
+DOUBTFUL_A = [{"path": "cells.0", "confidence": 0.58, "alternatives": [[".", 0.42]]}]
+
+
+def test_a_move_in_doubt_is_announced_with_the_next_one_that_only_it_explains():
+    """The first stone unclear; the next picture shows it and B's reply, read surely: from
+    the last sure position two stones appeared (a violation), but the way through the
+    doubtful picture's move explains it, so both moves are announced, in one event."""
+    events = run(obs(1, "....."), obs(2, "A....", confidence=0.58, uncertain=DOUBTFUL_A),
+                 obs(3, "AB..."), obs(4, "AB.A."))
+    assert events[0]["event"] == "unclear"
+    assert events[1] == {"event": "move", "seq": 3, "ply": 1, "player": 0, "move": "@0; @1",
+                         "moves": ["@0", "@1"]}
+    assert events[2] == {"event": "move", "seq": 4, "ply": 3, "player": 0, "move": "@3"}
+
+
+def test_ways_through_the_doubt_that_announce_different_moves_are_unclear():
+    """The doubtful stone again in doubt in the next picture, and the new stone A's or B's:
+    A's stone and B's reply, or no stone at first and A's move now; two ways, neither
+    sure, so nothing is announced."""
+    again = [{"path": "cells.0", "confidence": 0.5, "alternatives": [[".", 0.5]]},
+             {"path": "cells.1", "confidence": 0.5, "alternatives": [["A", 0.5]]}]
+    events = run(obs(1, "....."), obs(2, "A....", confidence=0.58, uncertain=DOUBTFUL_A),
+                 obs(3, "AB...", confidence=0.5, uncertain=again))
+    assert [e["event"] for e in events] == ["unclear", "unclear"]
+
+
+def test_a_violation_after_a_move_in_doubt_is_unclear_and_its_correction_the_move():
+    """After a picture that may hold a move the referee could not read, a position no way
+    explains is not announced as a violation (the table may have moved on unseen); put
+    back, the doubtful move is announced."""
+    events = run(obs(1, "....."), obs(2, "A....", confidence=0.58, uncertain=DOUBTFUL_A),
+                 obs(3, "A.BB."), obs(4, "A...."))
+    assert [e["event"] for e in events] == ["unclear", "unclear", "move"]
+    assert events[2]["move"] == "@0"
+
+
+def test_after_pictures_no_move_explains_a_violation_waits_for_a_position_seen_again():
+    """Unclear pictures that no legal reading explains (a misread, or moves not followed):
+    another position seen surely is not judged against the last sure one; the same
+    position seen surely is (the low-confidence test above)."""
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AAB..", confidence=0.5),
+                 obs(4, "AABB."))
+    assert [e["event"] for e in events] == ["move", "unclear", "unclear"]
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AAB..", confidence=0.5),
+                 obs(4, "AAB.."))
+    assert [e["event"] for e in events] == ["move", "unclear", "violation"]
+
+
+def test_neunfeld_opening_in_doubt_then_the_first_turn():
+    """Neunfeld demo seed 5 (26 Nov): the dice gathered before A after the opening roll,
+    each holder read at 0.86 with the roll still lying (null) as its alternative, so the
+    opening is unclear; A's first turn, read surely, is legal only after that opening:
+    both are announced (before: a violation 'opening-roll-first' on every later picture)."""
+    def nf(seq, pawns, dice, confidence=1.0, uncertain=()):
+        return {"schema": "tableref/observation/1", "table": "t1", "game": "neunfeld",
+                "seq": seq, "time": 1763805600.0 + seq, "stable": True,
+                "confidence": confidence, "uncertain": list(uncertain),
+                "position": {"pawns": pawns, "dice": {
+                    c: {"top": top, "holder": holder}
+                    for c, (top, holder) in zip(("blue", "red", "black"), dice, strict=True)}}}
+
+    held = [{"path": f"dice.{c}.holder", "confidence": 0.8624, "alternatives": [[None, 0.1376]]}
+            for c in ("blue", "red", "black")]
+    events = run(nf(1, [0, 10], [(1, None), (1, None), (2, None)], 0.95),
+                 nf(2, [0, 10], [(9, 0), (5, 0), (8, 0)], 0.8624, held),
+                 nf(3, [3, 10], [(9, 1), (5, 1), (2, 0)], 0.93))
+    assert events[0]["event"] == "unclear"
+    assert events[1]["event"] == "move"
+    assert events[1]["moves"] == ["opening A 9 5 8", "black:2 @3"]
+
