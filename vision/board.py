@@ -28,10 +28,14 @@ Steps (``find_board``):
    homography), onto the steps and thin lines found along each model point's normal
    within less than half the painted lines' spacing. Pieces hide part of the model;
    the robust weights leave those points out, the rest still fixes all four corners.
-3. The fit (or, where the sub-pixel fit lost the pattern, the alignment) whose pattern
-   shows best where it puts it (``support``; on a strip the lesser of its pattern's
-   share and its painted lines') wins, if at least ``MIN_SUPPORT`` of its painted lines
-   do: no board otherwise. The search ends at the first
+3. A start, an alignment or a fit that no camera over a table can see so is dropped
+   (``plausible_view``: the view ``view_check`` recovers tilted over ``MAX_TILT_DEG``, or
+   the quad off the nearest rigid view of the board); an alignment dropped so neither
+   raises the bar for the others nor ends the search. The fit (or, where the sub-pixel
+   fit lost the pattern, the alignment) whose pattern shows best where it puts it
+   (``support``; on a strip the lesser of its pattern's share and its painted lines')
+   wins, if at least ``MIN_SUPPORT`` of its painted lines do: no board otherwise. The
+   search ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
    ``STRIP_SUPPORT``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
    far is not fitted.
@@ -90,11 +94,19 @@ STRIP_SUPPORT = 0.9
 ALIGNED_SHARE = 0.8  # an alignment scoring under this share of the best is not fitted
 MIN_SHARE = 0.25  # of the whole pattern (outline and lines) in place, below: not the board
 MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the board
+# a found board's view (view_check): the camera's tilt from the board's normal at most
+# this (the system's cameras stand 0..60 degrees from vertical; the rest for the
+# assumed focal length and the lens), and no corner farther than VIEW_MISFIT of the
+# board's image size from the nearest rigid view of it (a quad of another aspect)
+MAX_TILT_DEG = 70.0
+VIEW_MISFIT = 0.05
+START_MISFIT = 0.3  # a start's (a stack may carry a corner off; the alignment moves it)
 CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
 FRAME_INNER_MM = 4.0  # the frame line's inner edge, inside the tile's edge
 FRAME_KERNELS = (3, 5)  # px at FIND_WIDTH: black-hats that show the frame line
 FRAME_LEVELS = (8, 16)  # grey levels: the black-hat taken as a line from these
 FRAME_CANDIDATES = 3  # regions inside the frame line aligned per frame
+FRAME_NOTCHED = 1  # after them, regions filling under MIN_FILL of their quad (stacks)
 CARD_BAND_MM = 7.25  # the Cubes board's printed band, inside the edge
 CARD_PITCH_MM = 30.0  # the Cubes board's grid
 LEATHER_LIP_MM = np.array([-0.35, 0.35])  # the light lip beside a leather groove
@@ -316,24 +328,26 @@ def frame_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     black-hat of the frame at ``FIND_WIDTH``, ``FRAME_KERNELS`` and ``FRAME_LEVELS``):
     the glaze often stands out from the table less than its printing does; the
     ``FRAME_CANDIDATES`` plausible quads (``_plausible``, fill at least ``MIN_FILL``)
-    of the largest regions, best first."""
+    of the largest regions, best first, then the ``FRAME_NOTCHED`` best that fill less
+    (stacks on the fields cut the region)."""
     if geom.material != "ceramic":
         return []
     small, scale = _small(image)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     frame_area = float(grey.shape[0] * grey.shape[1])
-    found = []
+    found, notched = [], []
     for k in FRAME_KERNELS:
         dark = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT,
                                 cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         for level in FRAME_LEVELS:
             inside = cv2.bitwise_not(cv2.dilate((dark > level).astype(np.uint8) * 255,
                                                 np.ones((2, 2), np.uint8)))
-            found += [(s, (quad + 0.5) / scale - 0.5)
-                      for quad, (s, fill) in _region_quads(inside, geom, frame_area)
-                      if fill >= MIN_FILL]
+            for quad, (s, fill) in _region_quads(inside, geom, frame_area):
+                (found if fill >= MIN_FILL else notched).append((s, (quad + 0.5) / scale - 0.5))
     out: list[np.ndarray] = []
-    _distinct((quad for _, quad in sorted(found, key=lambda f: -f[0])), FRAME_CANDIDATES, out)
+    for quads, most in ((found, FRAME_CANDIDATES), (notched, FRAME_NOTCHED)):
+        _distinct((quad for _, quad in sorted(quads, key=lambda f: -f[0])), most + len(out),
+                  out)
     return [_grown(name_corners(q, geom), geom, FRAME_INNER_MM) for q in out]
 
 
@@ -588,9 +602,10 @@ def _rebuilt(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> list
     """Named corners of views of the board through three corners of a candidate (a stack
     over one corner, or a piece's edge, carries the candidate's fourth corner off): for
     each candidate, each of its four namings and each three of its corners, the views
-    ``cv2.solveP3P`` finds (the assumed camera, ``vision.grid.assumed_camera``) with all
-    four corners projected; of those the ``REBUILT`` whose outline and painted lines lie
-    on the strongest edges and lines of the frame at ``FIND_WIDTH`` (``_prescore``)."""
+    ``cv2.solveP3P`` finds (the assumed camera, ``vision.grid.assumed_camera``) tilted at
+    most ``MAX_TILT_DEG``, with all four corners projected; of those the ``REBUILT`` whose
+    outline and painted lines lie on the strongest edges and lines of the frame at
+    ``FIND_WIDTH`` (``_prescore``)."""
     from vision.grid import assumed_camera
 
     h, w = image.shape[:2]
@@ -605,6 +620,8 @@ def _rebuilt(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> list
                 _, rvecs, tvecs = cv2.solveP3P(obj[keep], corners[keep], K, None,
                                                flags=cv2.SOLVEPNP_P3P)
                 for r, t in zip(rvecs, tvecs, strict=True):
+                    if abs(cv2.Rodrigues(r)[0][2, 2]) < np.cos(np.radians(MAX_TILT_DEG)):
+                        continue  # no camera over a table sees the board so
                     px = cv2.projectPoints(obj, r, t, K, None)[0].reshape(4, 2)
                     if cv2.isContourConvex(px.astype(np.float32)) and \
                             np.abs(px).max() < 4 * max(w, h):
@@ -671,15 +688,18 @@ def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
 
 def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted: list):
     """(rigid, inset, candidate, named corners to align from): the ``_starts``, their
-    corners moved freely (``align``); then of those whose alignment was fitted
-    (``fitted``: (support, alignment score, inset, candidate, start), filled by the
-    caller) the ``RIGID_TRIES`` whose fits showed most (``support``; among those that
-    showed nothing, the best aligned) again, the board moved as a rigid view of it
+    corners moved freely (``align``); then of those whose alignment was fitted or
+    dropped as no view of the board (``fitted``: (support, whether the start is a
+    plausible view, alignment score, inset, candidate, start), filled by the caller)
+    the ``RIGID_TRIES`` whose fits showed most (``support``; among those that showed
+    nothing, those from a plausible start first, then the best aligned) again, the
+    board moved as a rigid view of it
     (``align``'s ``rigid``: where pieces hide the board's far edge, the free corners
     follow the pieces' edges, a view cannot without leaving its near edge and sides)."""
     for inset, quad, start in _starts(image, quads, geom):
         yield False, inset, quad, start
-    for *_, inset, quad, start in sorted(fitted, key=lambda f: (-f[0], -f[1]))[:RIGID_TRIES]:
+    for *_, inset, quad, start in sorted(fitted, key=lambda f: (-f[0], -f[1], -f[2])
+                                         )[:RIGID_TRIES]:
         yield True, inset, quad, start
 
 
@@ -688,27 +708,37 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     from vision.board_align import align
 
     grey = fit_grey(image)
+    size = (image.shape[1], image.shape[0])
     sign = -1.0 if geom.material == "ceramic" else 0.0
     best, done = (0.0, None, None), False
     top = first = 0.0  # the best alignment score so far, and at the first tolerance
     quads = coarse_candidates(image, geom)
-    fitted_from = []  # (support, score, inset, candidate, start) of free alignments fitted
+    fitted_from = []  # (support, start plausible, score, inset, candidate, start): _attempts
     for rigid, inset, quad, start in _attempts(image, quads, geom, fitted_from):
         if inset and quad is quads[0] and best[1] is not None:
             break  # found taking the candidates as the board's edge
         if done:
             break
-        if not cv2.isContourConvex(start.astype(np.float32)):
+        if not cv2.isContourConvex(start.astype(np.float32)) or not plausible_view(
+                start, geom, size, START_MISFIT):
             continue
         aligned, score, coarse = align(grey, start, geom, sign, ALIGNED_SHARE * first, rigid)
+        if not cv2.isContourConvex(aligned.astype(np.float32)):
+            continue
+        if not plausible_view(aligned, geom, size):  # no board, nor a bar to the others
+            if not rigid:  # (a rigid view of it may be: pieces pulled it off)
+                fitted_from.append((0.0, plausible_view(start, geom, size), score, inset,
+                                    quad, start))
+            continue
         first = max(first, coarse)
-        if score < ALIGNED_SHARE * top or not cv2.isContourConvex(
-                aligned.astype(np.float32)):
+        if score < ALIGNED_SHARE * top:
             continue
         top = max(top, score)
         fitted = fit_model(grey, aligned, geom, wide=0.0)
         shown = 0.0
         for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
+            if corners is fitted and not plausible_view(fitted, geom, size):
+                continue
             s, lines = support(grey, corners, geom)
             if geom.aspect >= STRIP_ASPECT:  # its painted lines count as much as the rest
                 s = min(s, lines)
@@ -717,7 +747,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                 best = (s, corners, start)
                 done = s >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT)
         if not rigid:
-            fitted_from.append((shown, score, inset, quad, start))
+            fitted_from.append((shown, True, score, inset, quad, start))
     if best[1] is None:
         return None
     return BoardFix(orient(image, best[1], geom), best[2])
@@ -1135,3 +1165,36 @@ def support(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> tuple[floa
     painted ones would)."""
     share, lines, _ = pattern_check(grey, corners, geom)
     return (share, lines) if lines >= MIN_SUPPORT and share >= MIN_SHARE else (0.0, 0.0)
+
+
+def view_check(corners: np.ndarray, geom: Geometry, size: tuple[int, int]) -> tuple[float, float]:
+    """How a camera over a table would see the board at named ``corners`` (image px of a
+    frame of ``size`` (w, h)): (the camera's tilt from the board's normal in degrees,
+    how far in px the nearest rigid view of the board puts a corner off ``corners``), the
+    view that ``cv2.solvePnP`` (IPPE) recovers with the assumed camera
+    (``vision.grid.assumed_camera``). A quad that is the board has a tilt within what
+    the camera's stand allows and a small misfit (its shape has the board's aspect
+    under perspective); the grain of a table, a shadow or the pieces' edges often have
+    neither."""
+    from vision.grid import assumed_camera
+
+    corners = np.asarray(corners, np.float64)
+    obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
+    K = assumed_camera(size)
+    ok, rvec, tvec = cv2.solvePnP(obj, corners, K, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok or not (np.isfinite(rvec).all() and np.isfinite(tvec).all()):
+        return 90.0, np.inf
+    R, _ = cv2.Rodrigues(rvec)
+    seen = cv2.projectPoints(obj, rvec, tvec, K, None)[0].reshape(4, 2)
+    return (float(np.degrees(np.arccos(np.clip(abs(R[2, 2]), 0.0, 1.0)))),
+            float(np.linalg.norm(seen - corners, axis=1).max()))
+
+
+def plausible_view(corners: np.ndarray, geom: Geometry, size: tuple[int, int],
+                   misfit: float = VIEW_MISFIT) -> bool:
+    """Whether a camera over a table can see the board at named ``corners`` so
+    (``view_check``): tilted at most ``MAX_TILT_DEG`` from the board's normal, and the
+    quad within ``misfit`` of the board's image size of a rigid view of it."""
+    tilt, off = view_check(corners, geom, size)
+    area = abs(cv2.contourArea(np.asarray(corners, np.float32)))
+    return bool(tilt <= MAX_TILT_DEG and off <= misfit * np.sqrt(area))

@@ -201,7 +201,8 @@ def test_a_strip_of_its_own_colour_outranks_a_band_of_the_table():
 # dev seeds (100..199, tuned on) whose boards the finder missed before session 5 (issue
 # #6): Neunfeld's candidates had the strip's ends off (strip_ends); on e-SOLO-e a stack
 # carried a candidate's corner off (_rebuilt: 134) or the glaze's region did not show
-# the tile (frame_candidates: 138, 160)
+# the tile (frame_candidates: 138, 160; 138's frame-line region notched by its stacks,
+# and its right alignment once barred by the gingham's implausible ones, session 6)
 @pytest.mark.parametrize("game, seed, px", [
     ("neunfeld", 124, 6.0), ("neunfeld", 130, 3.0),
     ("esoloe", 134, 1.0), ("esoloe", 138, 1.5), ("esoloe", 160, 1.0),
@@ -248,3 +249,31 @@ def test_a_candidate_with_a_corner_carried_off_is_rebuilt_from_the_other_three()
     best = min(np.linalg.norm(np.roll(v, k, axis=0) - corners, axis=1).max()
                for v in views for k in range(4))
     assert best < 0.05
+
+
+def test_view_check_recovers_the_cameras_tilt():
+    # the Pi cameras' lenses (53..66 degrees wide) seen through the assumed 60-degree one
+    from vision.board import MAX_TILT_DEG, plausible_view, view_check
+
+    geom = geometry("esoloe-tictactoe")
+    obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
+    for hfov in (53.0, 66.0):
+        f = 640 / np.tan(np.radians(hfov) / 2)
+        K = np.array([[f, 0, 639.5], [0, f, 359.5], [0, 0, 1]])
+        for tilt in (30.0, 60.0, MAX_TILT_DEG + 8):
+            px = cv2.projectPoints(obj, np.array([np.radians(180 + tilt), 0.0, 0.0]),
+                                   np.array([30.0, -20.0, 400.0]), K, None)[0].reshape(4, 2)
+            got, misfit = view_check(px, geom, (1280, 720))
+            assert abs(got - tilt) < 1.0 and misfit < 3.0, (hfov, tilt, got, misfit)
+            assert plausible_view(px, geom, (1280, 720)) == (tilt < MAX_TILT_DEG)
+
+
+def test_a_board_no_camera_over_a_table_sees_so_is_not_taken():
+    # the tic-tac-toe tile's pattern painted on a trapezoid: its pattern shows in full,
+    # but no view of a square board has its near side twice its far one at this
+    # height (the camera would stand 46 degrees over and a corner 39 px off)
+    geom = geometry("esoloe-tictactoe")
+    quad = np.array([(540, 260), (740, 260), (840, 460), (440, 460)], np.float64)
+    assert find_board(_synthetic(quad, geom), geom) is None
+    # seen as a camera sees it, the same tile is found
+    assert find_board(_synthetic(_projected_board(geom), geom), geom) is not None
