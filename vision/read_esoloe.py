@@ -51,7 +51,6 @@ from vision.stack_height import (
     box,
     glaze_and_table,
     measure_heights,
-    parallax_likelihood,
     project,
     stacks_mask,
 )
@@ -97,11 +96,18 @@ PROBE_MM = 0.75  # a top face is sought this far off its field's centre each way
 PROBE_SHARPNESS = 0.5  # ... and a height's likelihood grows as exp(this x log-odds): on dev
 #   renders 0.5 and 1 are the best of 0.25..3 (92 and 90 of 142 right); 1 read the demo's
 #   single cubes 2..3 high on a board found 1.4 px off (0.5: none), so 0.5
-TOP_SEEK_MM = 2.0  # ``_top_centre``: the top face sought this far round each height's centre
-TOP_STEP_MM = 0.5  # ... in these steps (then a quarter of one round the best)
-TOP_YAWS_DEG = (-2.0, 0.0, 2.0)  # ... turned this much off the first fit's turn
-TOP_SIDES = 2  # ... scored over its weakest sides
-TOP_SIDE_MM = 1.0  # ... then each side moved this far at most to its own strongest edge
+OUTLINE_PX_PER_MM = 6.0  # ``_outline_likelihood``: the first level's plane rectified so
+OUTLINE_STEP_MM = 0.1  # ... each side's colour profiled in these steps
+OUTLINE_BAND_MM = 1.0  # ... compared over a band this wide inside and outside the side
+OUTLINE_GAP_MM = 0.4  # ... this far off it (the edge's blur)
+OUTLINE_LIGHTNESS = 0.5  # ... Lab lightness counting this much (the top lit, the sides shaded)
+OUTLINE_PLAY_MM = 4.0  # ... the top cube this far off where its height puts it: its play (1.5)
+#   and the pose's error (from above, four corners 1 px off move the camera's foot some 50 mm,
+#   so a tall stack's top by a few mm; dev renders, overhead, found corners, seeds 100..199 /
+#   200..299: heights right with 1.5 / 2.5 / 4 / 6 mm 203 / 215 / 216 / 212 of 344 and
+#   211 / 222 / 222 / - of 338; on the true corners 272 / 268 / 270 / 269 and 263 / 260 / 265)
+OUTLINE_SHARPNESS = 0.1  # ... a height's likelihood exp(this x its score) (dev renders,
+OUTLINE_FLOOR = 0.2  # ... plus this; overhead, seeds 100..199: 0.05..0.1 x 0.05..0.3 tried)
 HIDDEN_KEEP = 0.5  # ... and the share of its height's evidence kept (the rest: the prior)
 HIDDEN_SHARE = 0.3  # ... when this share of its centre is hidden (the occupancy test's median)
 FOOTPRINT_MM = 7.0  # board points this near a field's centre lie under its cube, if any
@@ -633,10 +639,12 @@ def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geomet
     the log-odds of its surest symbol reading). Measured on dev renders (esoloe, overhead,
     seeds 200..239, 142 stacks): the most likely height right 92 times against the
     prior's 59, the truth's mean log-probability -0.99 against -1.23. Each n is then
-    weighed too by whether the top face's centre as found (``_top_centre``) puts the top of
-    n cubes on its field (``parallax_likelihood``): dev renders, any camera, true corners,
-    seeds 100..199 / 200..299, heights right 257 -> 270 / 279 -> 281. ``firsts`` gets each
-    probed field's top face found on the first level's plane (its turn is the probes')."""
+    weighed too by how well the top face of n cubes, its size and place, fits the stack's
+    outline (``_outline_likelihood``): dev renders, overhead, true corners, seeds 100..199 /
+    200..299, heights right 213 -> 272 of 344 / 215 -> 263 of 338 against the top face's
+    centre alone (session 5's locator), the truth's mean log-probability -0.86 -> -0.62 /
+    -0.83 -> -0.62. ``firsts`` gets each probed field's top face found on the first level's
+    plane (its turn is the outline's and the probes')."""
     nudges = [(0.0, 0.0)] + [(du, dv) for du in (-PROBE_MM, PROBE_MM)
                              for dv in (-PROBE_MM, PROBE_MM)]
     crops, owners = [], []
@@ -666,85 +674,80 @@ def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geomet
         p = np.clip(p, 1e-4, 1 - 1e-4)
         odds = np.log(p / (1 - p))
         _, u, v, _ = geom.cells[i]
-        levels = len(p)
-        seen = _top_centre(image, frame, u, v, firsts[i][2], levels)
         out[i] = heights[i].weighed(np.exp(PROBE_SHARPNESS * (odds - odds.max()))
-                                    * parallax_likelihood(seen, (u, v), frame.camera, levels))
+                                    * _outline_likelihood(image, frame, u, v, firsts[i][2],
+                                                          len(p)))
     return out
 
 
-def _top_centre(image: np.ndarray, frame: _Frame, u: float, v: float, yaw: float,
-                levels: int) -> np.ndarray:
-    """(u, v) mm on the first level's plane of the centre of the top face of the stack on
-    the field centred at (u, v), turned about ``yaw`` (radians): the 18 mm square, as large
-    as the top face of n cubes shows on that plane, whose outline lies on the strongest
-    brightness edge all round, sought within ``TOP_SEEK_MM`` of where each height n
-    (1..``levels``) puts the field's centre, at ``TOP_YAWS_DEG`` off ``yaw``, then refined.
-    The view is rectified on that plane (``FACE_PX_PER_MM``): a top face there is an exact
-    square, scaled about the camera's foot point (``parallax_likelihood``)."""
-    ppm = FACE_PX_PER_MM
+def _outline_likelihood(image: np.ndarray, frame: _Frame, u: float, v: float, yaw: float,
+                        levels: int) -> np.ndarray:
+    """Per height n (1..``levels``): how well the outline of the top face of n cubes fits the
+    stack on the field centred at (u, v), the top cube turned ``yaw`` (radians). On the first
+    level's plane, rectified (``OUTLINE_PX_PER_MM``), the top face of n cubes is an exact
+    square 18 mm x s_n, s_n = (camera z - 18) / (camera z - 18 n), centred where n puts the
+    field's centre (scaled by s_n about the camera's foot point) within the cube's play
+    (``OUTLINE_PLAY_MM``): so n fixes both its size and where it lies. Each side is scored by
+    how unlike the top face's colour (the median Lab over a ring 5.5..7.5 mm x s_n round
+    where n puts its centre, lightness counted ``OUTLINE_LIGHTNESS``: the top lit, its sides
+    shaded) the band just outside it is, less how unlike the band just inside it
+    (``OUTLINE_BAND_MM`` wide, ``OUTLINE_GAP_MM`` off the side; each a median along the
+    side's middle 10 mm): a square too large has the shaded side faces inside its inner
+    sides, one too small the top face outside. n's score is its best placement's sum over
+    the four sides; its likelihood exp(``OUTLINE_SHARPNESS`` x score, the best 1) plus
+    ``OUTLINE_FLOOR``."""
+    ppm, step = OUTLINE_PX_PER_MM, OUTLINE_STEP_MM
     foot, cz = frame.camera[:2], float(frame.camera[2])
-    scales = [(cz - CUBE_MM) / (cz - n * CUBE_MM) for n in range(1, levels + 1)]
-    centres = [foot + (np.array([u, v]) - foot) * s for s in scales]
-    reach = max(float(np.abs(c - (u, v)).max()) for c in centres) + TOP_SEEK_MM + \
-        CUBE_MM / 2 * scales[-1] + 1.0
+    scales = np.array([(cz - CUBE_MM) / (cz - n * CUBE_MM) for n in range(1, levels + 1)])
+    shifts = [(np.array([u, v]) - foot) * (s - 1) for s in scales]  # the centres' offsets
+    prof = (CUBE_MM / 2 + OUTLINE_PLAY_MM) * scales[-1] + OUTLINE_GAP_MM + OUTLINE_BAND_MM + 0.5
+    reach = prof + max(np.abs(d).max() for d in shifts) + 1.5  # the view's, round the field
     side = int(round(2 * reach * ppm))
     px = 2 * reach / side
     to_mm = np.array([[px, 0, u - reach + px / 2], [0, -px, v + reach - px / 2], [0, 0, 1]])
     view = cv2.warpPerspective(image, frame.pose.plane_homography(CUBE_MM) @ to_mm,
                                (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
-    gray = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32), (3, 3), 0)
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab[..., 0] *= OUTLINE_LIGHTNESS
+    c, s = np.cos(yaw), np.sin(yaw)
+    normals = [np.array([c * nx + s * ny, -s * nx + c * ny])  # view px: x east, y south
+               for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+    along = np.linspace(-5.0, 5.0, 21)
 
-    def across(pts: np.ndarray, normals: np.ndarray) -> np.ndarray:
-        """The edge strength across the outline at each of ``pts`` (px, ..., 2)."""
-        p = np.clip(np.round(pts).astype(int), 0, side - 1)
-        return np.abs(gx[p[..., 1], p[..., 0]] * normals[..., 0]
-                      + gy[p[..., 1], p[..., 0]] * normals[..., 1])
+    def sample(at: np.ndarray, n: np.ndarray, ts: np.ndarray) -> np.ndarray:
+        """Lab at distances ``ts`` mm from ``at`` (view mm off the field's centre) along
+        ``n``, over the side's middle (T, along, 3)."""
+        p = side / 2 + (at + n * ts[:, None, None] + np.array([-n[1], n[0]]) *
+                        along[None, :, None]) * ppm
+        return cv2.remap(lab, p[..., 0].astype(np.float32), p[..., 1].astype(np.float32),
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    def strength(at: np.ndarray, scale: float, yaws) -> np.ndarray:
-        """Per (yaw, centre px) ((yaws, at)): the mean edge strength of the outline's
-        ``TOP_SIDES`` weakest sides (a square with only some sides on edges, such as a
-        symbol's straight stroke or a lower cube's side, scores low)."""
-        pts, normals = zip(*(_outline(round(float(np.degrees(yaw)) + d, 3))
-                             for d in yaws), strict=True)
-        pts = np.stack(pts)[:, None, :, ::2] * scale + at[None, :, None, None]
-        per_side = across(pts, np.stack(normals)[:, None, :, ::2]).mean(-1)
-        return np.sort(per_side, axis=-1)[..., :TOP_SIDES].mean(-1)
-
-    steps = np.arange(-TOP_SEEK_MM, TOP_SEEK_MM + 1e-6, TOP_STEP_MM) * ppm
-    grid = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 2)
-    fine = np.array([-0.25, 0.0, 0.25]) * TOP_STEP_MM * ppm * 2
-    fine = np.stack(np.meshgrid(fine, fine), -1).reshape(-1, 2)
-    best = (-1.0, 0.0, np.zeros(2), 0.0)
-    for scale, c in zip(scales, centres, strict=True):
-        at = np.array([(c[0] - u) * ppm, (v - c[1]) * ppm]) + side / 2 + grid
-        got = strength(at, scale, TOP_YAWS_DEG)
-        j, k = np.unravel_index(int(np.argmax(got)), got.shape)
-        turns = TOP_YAWS_DEG[j] + np.array([-0.75, 0.0, 0.75])
-        got = strength(at[k] + fine, scale, turns)
-        j, k2 = np.unravel_index(int(np.argmax(got)), got.shape)
-        if got[j, k2] > best[0]:
-            best = (float(got[j, k2]), scale, at[k] + fine[k2], float(turns[j]))
-    _, scale, at, turn = best
-    # each side then moved on its own to its strongest edge within TOP_SIDE_MM (a quarter
-    # px, by a parabola through the peak): the centre halfway between opposite sides
-    pts, normals = _outline(round(float(np.degrees(yaw)) + turn, 3))
-    d = np.arange(-TOP_SIDE_MM * ppm, TOP_SIDE_MM * ppm + 1e-6, 0.5)
-    moved = []
-    for k in range(4):
-        profile = across(pts[k] * scale + at + d[:, None, None] * normals[k],
-                         normals[k][None]).mean(-1)
-        m = int(np.argmax(profile))
-        lo, mid, hi = profile[max(m - 1, 0)], profile[m], profile[min(m + 1, len(d) - 1)]
-        bend = lo - 2 * mid + hi
-        moved.append(d[m] + (0.25 * (lo - hi) / bend if 0 < m < len(d) - 1 and bend < 0
-                             else 0.0))
-    x, y = at + (moved[0] - moved[1]) / 2 * normals[0][0] + (moved[2] - moved[3]) / 2 * \
-        normals[2][0]
-    return np.array([u + (x - side / 2) / ppm, v - (y - side / 2) / ppm])
+    ts = np.arange(0.0, prof, step)  # a side's distances from the top face's centre
+    band, gap = int(round(OUTLINE_BAND_MM / step)), int(round(OUTLINE_GAP_MM / step))
+    last = len(ts) - gap - band  # the sides' positions scored: ts[:last]
+    i = np.arange(last)
+    play = np.arange(-OUTLINE_PLAY_MM, OUTLINE_PLAY_MM + 1e-6, step)
+    got = []
+    for scale, shift in zip(scales, shifts, strict=True):
+        at = shift * (1, -1)  # the centre n puts the top face at, view mm from the field's
+        ref = np.median(np.concatenate([sample(at, n, np.arange(5.5, 7.5, 0.25) * scale)
+                                        .reshape(-1, 3) for n in normals]), axis=0)
+        scores = []  # per side: the score of its edge at each of ts[:last]
+        for n in normals:
+            unlike = np.median(np.linalg.norm(sample(at, n, ts) - ref, axis=-1), axis=1)
+            total = np.concatenate([[0.0], np.cumsum(unlike)])
+            inner = (total[np.maximum(i - gap, 0)] - total[np.maximum(i - gap - band, 0)]) / band
+            outer = (total[i + gap + band] - total[i + gap]) / band
+            scores.append(np.where(i >= band + gap, outer - inner, -np.inf))
+        total = 0.0
+        for a, b in ((0, 1), (2, 3)):
+            ia = np.round((CUBE_MM / 2 + play) * scale / step).astype(int).clip(0, last - 1)
+            ib = np.round((CUBE_MM / 2 - play) * scale / step).astype(int).clip(0, last - 1)
+            total += float(np.max(scores[a][ia] + scores[b][ib]))
+        got.append(total)
+    got = np.asarray(got)
+    return np.exp(OUTLINE_SHARPNESS * (got - got.max())) + OUTLINE_FLOOR
 
 
 def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heights: list,

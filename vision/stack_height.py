@@ -40,9 +40,6 @@ PRIOR = (0.4, 0.3, 0.2, 0.1)  # heights 1..4 of an occupied field before any lev
 #   (renders' playouts of 8..14 placements: 0.39 / 0.31 / 0.22 / 0.08 on dev seeds)
 FLAT_PRIOR = (0.97, 0.02, 0.01, 0.0)  # ... in a game that forbids stacking (a stack there is
 #   a player's mistake, which the referee is to name)
-TOP_PLAY_MM = 1.0  # a top face's centre lies within this of its field's centre (each way) ...
-TOP_SIGMA_MM = 0.5  # ... give or take this (the locator's error; ``parallax_likelihood``)
-TOP_FLOOR = 0.2  # ... and a height whose top face would lie far off keeps this much
 SHARPNESS = 3.0  # a height's weight grows as exp(SHARPNESS x score): two heights whose scores
 #   differ by m split as the old confidence 0.5 + 0.5 tanh(1.5 m)
 
@@ -237,23 +234,6 @@ def measure_heights(image: np.ndarray, pose: BoardPose, geom: Geometry, occupied
             result[i] = _decide(shares, weights, prior)
         heights = [r.cubes if r is not None else 0 for r in result]
     return result
-
-
-def parallax_likelihood(seen, centre, camera, levels: int = MAX_LEVELS) -> np.ndarray:
-    """Per height 1..``levels``: how well a stack of that many cubes explains its top face's
-    centre ``seen`` (u, v mm) on the first level's plane (z = ``CUBE_MM``), the field's centre
-    being ``centre`` and the camera's centre ``camera`` (board frame, mm). The top face of
-    n cubes, on the plane 18 n mm up, is seen there scaled about the camera's foot point by
-    (camera z - 18) / (camera z - 18 n): for each n the centre it must then have is compared
-    with the field's, a Gaussian of ``TOP_SIGMA_MM`` beyond ``TOP_PLAY_MM`` each way, plus
-    ``TOP_FLOOR`` (a locator's miss never rules a height out)."""
-    foot, cz = np.asarray(camera[:2], float), float(camera[2])
-    out = []
-    for n in range(1, levels + 1):
-        top = foot + (np.asarray(seen, float) - foot) * (cz - n * CUBE_MM) / (cz - CUBE_MM)
-        off = np.maximum(np.abs(top - np.asarray(centre, float)) - TOP_PLAY_MM, 0.0)
-        out.append(np.exp(-0.5 * float(((off / TOP_SIGMA_MM) ** 2).sum())))
-    return np.asarray(out) + TOP_FLOOR
 
 
 def _decide(shares: list[float | None], weights: list[float], prior=PRIOR) -> Height:
