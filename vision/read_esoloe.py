@@ -125,109 +125,7 @@ MAX_ALTERNATIVES = 4  # other stacks named per field at most (the referee combin
 #   with more leaves others' alternatives out)
 HEIGHT_SURE = 0.9  # a stack read less surely may be a cube taller (``covered``)
 BLANK_UP = 1 / 3  # prior of a blank face up against each symbol up (cg.decide)
-FRAME_MM = 3.5  # the tile's painted frame line lies this far inside its edge
-LINE_REACH_PX = (8.0, 4.0, 2.0)  # ``_refined``: the painted lines sought this far, narrowing
-LINE_FLANK_PX = 2.0  # ... a line darker than both sides this far off
-LINE_MIN = 4.0  # ... by this many grey levels
-LINE_MIN_SHARE = 0.4  # ... at this share of the line points at least, else no refit
-LINE_TUKEY_PX = 2.0  # ... the offsets' Tukey scale (at the narrowest reach)
-LINE_MAX_SHIFT_PX = 25.0  # ... a refit moving a corner farther is dropped
-LINE_GAIN = 0.1  # ... as is one whose lines (within 1 px) show less than this share more
-LINE_SUPPORT = 0.6  # ... or show at less than this share (on dev renders the 1x5 tile's
-#   row of fields, a short base for its depth, drifted at 0.43..0.58)
 CUBE_SET = "corner"  # rules.cube's default set (option cube-set)
-
-
-def _painted_lines(geom: Geometry) -> tuple[np.ndarray, np.ndarray]:
-    """Sample points (N, 2) on the tile's painted lines, board mm, and their normals: each
-    field's outline (9 a side) and the frame line ``FRAME_MM`` inside the edge (every 4 mm),
-    the corners left out."""
-    pts, normals = [], []
-    w, d = geom.width / 2 - FRAME_MM, geom.depth / 2 - FRAME_MM
-    squares = [(u, v, half, half, np.linspace(-0.8, 0.8, 9)) for _, u, v, half in geom.cells]
-    squares.append((0.0, 0.0, w, d, None))
-    for u, v, hu, hv, along in squares:
-        for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            n, a = np.array([nx, ny], float), np.array([-ny, nx], float)
-            off, length = (hu, hv) if nx else (hv, hu)
-            ts = along if along is not None else np.linspace(-0.9, 0.9, int(length / 2))
-            pts += [np.array([u, v]) + n * off + a * t * length for t in ts]
-            normals += [n] * len(ts)
-    return np.array(pts), np.array(normals)
-
-
-def _line_strength(gray: np.ndarray, img: np.ndarray, n: np.ndarray,
-                   offsets: np.ndarray) -> np.ndarray:
-    """(N, len(offsets)): how much darker than both flanks ``LINE_FLANK_PX`` away each
-    point ``img + offset * n`` is (a thin painted line: positive)."""
-    def at(o):
-        q = img[:, None, :] + o[None, :, None] * n[:, None, :]
-        return cv2.remap(gray, q[..., 0].astype(np.float32), q[..., 1].astype(np.float32),
-                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.minimum(at(offsets - LINE_FLANK_PX), at(offsets + LINE_FLANK_PX)) - at(offsets)
-
-
-def _refined(image: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
-    """The board's corners refitted to its painted lines (the fields' outlines and the frame
-    line), which a found board's four corners may put a few px off: Gauss-Newton on the
-    corners, each line point's offset along its normal to the darkest thin line within
-    ``LINE_REACH_PX`` (narrowing), Tukey-weighted. Kept only where the lines then show
-    clearly better (``LINE_SUPPORT``) and the corners moved at most ``LINE_MAX_SHIFT_PX``;
-    else ``fix`` as it is. The stacks' planes above the board come from these corners, so
-    a corner a few px off moves every cut up there (measured on dev renders, any camera,
-    seeds 100..199, boards found within 10 px: mean corner error esoloe 1.12 -> 1.04,
-    tic-tac-toe 1.14 -> 0.95, 3andC 1.25 -> 1.17 px, 8 boards more than 1 px nearer, none
-    farther; on the true corners none moved; tic-tac-toe exact 62 -> 64 of 100)."""
-    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32),
-                            (3, 3), 0)
-    pts, normals = _painted_lines(geom)
-    model = geom.corners_mm().astype(np.float32)
-    rows = np.arange(len(pts))
-
-    def placed(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The line points in the image and their unit normals there."""
-        H = cv2.getPerspectiveTransform(model, corners.astype(np.float32)).astype(np.float64)
-        img = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
-        step = cv2.perspectiveTransform((pts + 0.5 * normals).reshape(-1, 1, 2), H).reshape(
-            -1, 2) - img
-        return img, step / np.maximum(np.linalg.norm(step, axis=1, keepdims=True), 1e-9)
-
-    def support(corners: np.ndarray) -> float:
-        img, n = placed(corners)
-        near = _line_strength(gray, img, n, np.arange(-1.0, 1.01, 0.5))
-        return float((near.max(1) >= LINE_MIN).mean())
-
-    corners = fix.corners.astype(np.float64).copy()
-    for reach in LINE_REACH_PX:
-        for _ in range(2):
-            img, n = placed(corners)
-            offsets = np.arange(-reach, reach + 1e-6, 0.5)
-            line = _line_strength(gray, img, n, offsets)
-            k = np.clip(line.argmax(1), 1, len(offsets) - 2)
-            ok = (line[rows, k] >= LINE_MIN) & (line.argmax(1) == k)
-            if ok.mean() < LINE_MIN_SHARE:
-                return fix
-            y0, y1, y2 = (line[rows, k + d] for d in (-1, 0, 1))
-            curve = y0 - 2 * y1 + y2
-            sub = 0.5 * (y0 - y2) / np.where(np.abs(curve) > 1e-6, curve, np.inf)
-            r = np.where(ok, offsets[k] + 0.5 * np.clip(sub, -1, 1), 0.0)
-            J = np.empty((len(pts), 8))
-            for j in range(8):
-                moved = corners.reshape(-1).copy()
-                moved[j] += 0.5
-                J[:, j] = ((placed(moved.reshape(4, 2))[0] - img) * n).sum(1) / 0.5
-            scale = LINE_TUKEY_PX * max(reach / 2, 1.0)
-            w = np.where(ok, (1 - np.clip(np.abs(r) / scale, 0, 1) ** 2) ** 2, 0.0)
-            delta = np.linalg.solve(J.T @ (w[:, None] * J) + 1e-3 * np.eye(8), J.T @ (w * r))
-            corners += delta.reshape(4, 2)
-            if not np.isfinite(corners).all():
-                return fix
-    if not np.isfinite(corners).all() or np.abs(corners - fix.corners).max() > LINE_MAX_SHIFT_PX:
-        return fix
-    before, after = support(fix.corners), support(corners)
-    if after < max(before + LINE_GAIN, LINE_SUPPORT):
-        return fix
-    return BoardFix(corners, fix.coarse)
 
 
 def _margin_reference(image: np.ndarray, H: np.ndarray, geom: Geometry) -> tuple[
@@ -524,8 +422,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     and for the top cube ``player``, ``player_confidence`` and ``up`` (the symbol model's
     Prediction of the up face, None when not read) and ``up_crop`` (the crop of it the
     model read: what ``calibration.enrol`` captures). All faces of a frame go through one
-    model run. The board's corners are first refitted to its painted lines (``_refined``)."""
-    fix = _refined(image, fix, geom)
+    model run."""
     H = homography(fix, geom)
     frame = _Frame(image, fix, geom, calibration)
     model = shared("symbol")
@@ -641,9 +538,9 @@ def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geomet
     prior's 59, the truth's mean log-probability -0.99 against -1.23. Each n is then
     weighed too by how well the top face of n cubes, its size and place, fits the stack's
     outline (``_outline_likelihood``): dev renders, overhead, true corners, seeds 100..199 /
-    200..299, heights right 213 -> 272 of 344 / 215 -> 263 of 338 against the top face's
-    centre alone (session 5's locator), the truth's mean log-probability -0.86 -> -0.62 /
-    -0.83 -> -0.62. ``firsts`` gets each probed field's top face found on the first level's
+    200..299, heights right 213 -> 270 of 344 / 215 -> 265 of 338 against the top face's
+    centre alone (session 5's locator), the truth's mean log-probability -0.86 -> -0.64 /
+    -0.83 -> -0.64. ``firsts`` gets each probed field's top face found on the first level's
     plane (its turn is the outline's and the probes')."""
     nudges = [(0.0, 0.0)] + [(du, dv) for du in (-PROBE_MM, PROBE_MM)
                              for dv in (-PROBE_MM, PROBE_MM)]
@@ -687,15 +584,15 @@ def _outline_likelihood(image: np.ndarray, frame: _Frame, u: float, v: float, ya
     level's plane, rectified (``OUTLINE_PX_PER_MM``), the top face of n cubes is an exact
     square 18 mm x s_n, s_n = (camera z - 18) / (camera z - 18 n), centred where n puts the
     field's centre (scaled by s_n about the camera's foot point) within the cube's play
-    (``OUTLINE_PLAY_MM``): so n fixes both its size and where it lies. Each side is scored by
-    how unlike the top face's colour (the median Lab over a ring 5.5..7.5 mm x s_n round
-    where n puts its centre, lightness counted ``OUTLINE_LIGHTNESS``: the top lit, its sides
-    shaded) the band just outside it is, less how unlike the band just inside it
-    (``OUTLINE_BAND_MM`` wide, ``OUTLINE_GAP_MM`` off the side; each a median along the
-    side's middle 10 mm): a square too large has the shaded side faces inside its inner
-    sides, one too small the top face outside. n's score is its best placement's sum over
-    the four sides; its likelihood exp(``OUTLINE_SHARPNESS`` x score, the best 1) plus
-    ``OUTLINE_FLOOR``."""
+    (``OUTLINE_PLAY_MM``): so n fixes its size and, within the pose's error, where it lies.
+    Each side is scored by how unlike the top face's colour (the median Lab over a ring
+    5.5..7.5 mm x s_n round where n puts its centre, lightness counted
+    ``OUTLINE_LIGHTNESS``: the top lit, its sides shaded) the band just outside it is, less
+    how unlike the band just inside it (``OUTLINE_BAND_MM`` wide, ``OUTLINE_GAP_MM`` off
+    the side; each a median along the side's middle 10 mm): a square too large has the
+    shaded side faces inside its inner sides, one too small the top face outside. n's score
+    is its best placement's sum over the four sides; its likelihood exp(``OUTLINE_SHARPNESS``
+    x score, the best 1) plus ``OUTLINE_FLOOR``."""
     ppm, step = OUTLINE_PX_PER_MM, OUTLINE_STEP_MM
     foot, cz = frame.camera[:2], float(frame.camera[2])
     scales = np.array([(cz - CUBE_MM) / (cz - n * CUBE_MM) for n in range(1, levels + 1)])
