@@ -147,6 +147,7 @@ class Tracker:
         self._run = 0  # frames in the current still run
         self._done = False  # this run was recognised (or tried)
         self._last_read: np.ndarray | None = None  # lores picture at the last recognition
+        self._unread = 0  # settled scenes vision could not read since the last observation
 
     @property
     def still_since(self) -> float | None:
@@ -295,6 +296,7 @@ class Tracker:
             obs = self.recognise(image, self.seq, now)
         except Exception as err:  # noqa: BLE001 (a frame must not end the stream)
             self.failed += 1
+            self._unread += 1
             self._last_read = None
             if isinstance(err, ValueError):  # ObserveError is one: said in a line
                 log.warning("settled scene at %.3f not read: %s", now, err)
@@ -312,6 +314,8 @@ class Tracker:
                      now)
             return None
         obs.update(seq=self.seq, time=now, stable=True)
+        if self._unread:  # the table may have changed unseen since the last observation
+            obs["unread"], self._unread = self._unread, 0
         if self.memory is not None:
             self.memory.apply(obs)
         self.seq += 1

@@ -77,6 +77,8 @@ class Observation:
     player_names: tuple[str, ...] | None
     options: Mapping[str, Any] | None
     uncertain: tuple[Uncertain, ...]
+    #: settled scenes the camera could not read since its previous observation (extension)
+    unread: int
     raw: Mapping[str, Any]
 
     @property
@@ -271,10 +273,13 @@ def parse_observation(
                 positions.clear()
             positions[cache_key] = position
     uncertain = _parse_uncertain(data.get("uncertain"), data["position"])
+    unread = data.get("unread", 0)
+    if isinstance(unread, bool) or not isinstance(unread, int) or unread < 0:
+        raise ObservationError("unread", f"must be a whole number 0 or more, not {unread!r}")
     return Observation(
         table=table, game_id=game_id, game=game, seq=seq, time=time, stable=data["stable"],
         confidence=confidence, position=position, player_names=player_names,
-        options=options, uncertain=uncertain, raw=data,
+        options=options, uncertain=uncertain, unread=unread, raw=data,
     )
 
 

@@ -186,21 +186,22 @@ class Referee:
     def _judge(self, tg: TableGame, obs: Observation) -> list[dict[str, Any]]:
         if obs.player_names is not None:
             tg.player_names = obs.player_names
+        verdict, explained, moved_on = None, False, obs.unread > 0
         if tg.doubts:
-            verdict, explained, moved_on = explain_through(
+            verdict, explained, through = explain_through(
                 tg.game, tg.state, tg.doubts, obs, self.min_confidence)
-            if not explained:  # no way through the doubts is legal
-                verdict = explain(tg.game, tg.state, obs, self.min_confidence)
-                if moved_on and verdict is not None and verdict.kind == Judgement.VIOLATION:
-                    # not announced: the table may have moved on by a move the referee
-                    # could not read, and the rules are judged from where it is sure
-                    tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]
-                    return [unclear_event(obs.table, obs.seq, (
-                        "No legal move explains the position from the last one the referee "
-                        "is sure of, but it could not read the table since; waiting for a "
-                        "position it can follow."))]
-        else:
+            moved_on = moved_on or through
+        if not explained:  # no way through the doubts is legal, or there are none
             verdict = explain(tg.game, tg.state, obs, self.min_confidence)
+            if moved_on and verdict is not None and verdict.kind == Judgement.VIOLATION:
+                # not announced: the table may have moved on by moves the referee could
+                # not read (or the camera did not), and the rules are judged from where
+                # the referee is sure
+                tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]
+                return [unclear_event(obs.table, obs.seq, (
+                    "No legal move explains the position from the last one the referee is "
+                    "sure of, but the table was not read since; waiting for a position it "
+                    "can follow."))]
         table, seq = obs.table, obs.seq
         if verdict is None:
             tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]

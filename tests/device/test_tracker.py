@@ -186,6 +186,8 @@ def test_a_scene_is_read_once_and_again_only_after_a_change_settles(caplog):
     vision.fail = False
     obs = _play(tracker, _hand(2) + [one] * 8, 7.0)
     assert [o["seq"] for o in obs] == [3]
+    assert obs[0]["unread"] == 1  # the table may have changed unseen: the referee is told
+    assert "unread" not in _play(tracker, _hand(2) + [empty] * 8, 9.0)[0]
     assert tracker.lores(empty).shape == (133, 160)  # the board region: 120x100 px, grown
 
 

@@ -45,6 +45,11 @@ def test_extra_keys_are_ignored():
     assert parse({**obs(1, "....."), "camera": {"id": 7}}).seq == 1
 
 
+def test_unread_scenes_are_counted():
+    assert parse(obs(1, ".....")).unread == 0
+    assert parse({**obs(1, "....."), "unread": 2}).unread == 2
+
+
 @pytest.mark.parametrize(
     ("change", "key"),
     [
@@ -66,6 +71,9 @@ def test_extra_keys_are_ignored():
         ({"options": {"colour": "pink"}}, "options.colour"),
         ({"position": {"cells": [".", ".", "X", ".", "."]}}, "position.cells.2"),
         ({"position": [1]}, "position.cells"),
+        ({"unread": -1}, "unread"),
+        ({"unread": 1.5}, "unread"),
+        ({"unread": True}, "unread"),
     ],
 )
 def test_each_bad_value_names_its_key(change, key):

@@ -300,3 +300,14 @@ def test_neunfeld_opening_in_doubt_then_the_first_turn():
     assert events[1]["event"] == "move"
     assert events[1]["moves"] == ["opening A 9 5 8", "black:2 @3"]
 
+
+
+def test_a_violation_after_scenes_the_camera_could_not_read_is_unclear():
+    """The camera tells how many settled scenes it could not read since its previous
+    observation (``unread``): the table may have moved on unseen, so a position no move
+    explains is not a violation; without unread scenes it is."""
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AAB..", unread=1))
+    assert [e["event"] for e in events] == ["move", "unclear"]
+    assert run(obs(1, "....."), obs(2, "A...."), obs(3, "AAB.."))[-1]["event"] == "violation"
+    # a legal move is a move all the same
+    assert run(obs(1, "....."), obs(2, "A....", unread=2))[-1]["move"] == "@0"
