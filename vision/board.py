@@ -9,8 +9,10 @@ Steps (``find_board``):
    allows under perspective, gradient along its outline) is a candidate
    (``coarse_candidates``, the best ``CANDIDATES``); on a strip (Neunfeld, whose region
    merges with the dice beside it) also the regions of colours rare in the frame
-   (``rarity``) and the quads between two long, nearly parallel straight edges
-   (``_strip_candidates``); last the best ``NOTCHED`` regions that fill under
+   (``rarity``), the quads between two long, nearly parallel straight edges
+   (``_strip_candidates``) and the strips that the colour regions merged with the
+   pieces beside them hold (``_banded_strips``); last the best ``NOTCHED`` regions that
+   fill under
    ``MIN_FILL`` of their quad (stacks over the board's far edge cut it away).
 2. Each candidate (for Cubes, where none taken as the board's edge shows the board,
    also grown from the band or grid it may be) is aligned
@@ -71,6 +73,8 @@ STRIP_LINES = 40  # the longest straight edges paired into a strip's sides
 STRIP_PIECES = 120  # the longest pieces of straight edges joined into them
 STRIP_GAP = 0.08  # of the frame's width: a straight edge's pieces joined across this
 STRIPS = 4  # strips fitted per frame
+BANDED = 3  # strips of colour regions merged with pieces fitted per frame (_banded_strips)
+BANDED_AREA = (0.0005, 0.2)  # of the frame: such regions' sizes
 RARE_COLOURS = 4  # a table's commonest colours (rarity)
 ENDS_REACH = 0.5  # of a strip's length: how far strip_ends moves each of its ends
 SEPARATOR_MM = 1.5  # a strip's field separator stands out from the leather this far off
@@ -214,32 +218,88 @@ def _plausible(quad: np.ndarray, contour_area: float, geom: Geometry, frame_area
 
 
 def _candidate_masks(small: np.ndarray, geom: Geometry):
-    """Binary masks whose regions may be the board top: the material's colour (Otsu on
-    ``material_score``), and the regions that Canny edges enclose at a few thresholds."""
+    """(binary mask whose regions may be the board top, whether it is of the board's
+    colour): the material's colour (Otsu on ``material_score``; on a strip also of
+    ``rarity``), and the regions that Canny edges enclose at a few thresholds."""
     score = cv2.GaussianBlur(material_score(small, geom.material), (5, 5), 0)
     _, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     yield cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
-                           cv2.MORPH_OPEN, kernel)
+                           cv2.MORPH_OPEN, kernel), True
     if geom.aspect >= STRIP_ASPECT:  # a strip of its own colour on a cloth of a few
         _, rare = cv2.threshold(rarity(small), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         yield cv2.morphologyEx(cv2.morphologyEx(rare, cv2.MORPH_OPEN, kernel),
-                               cv2.MORPH_CLOSE, kernel)
+                               cv2.MORPH_CLOSE, kernel), True
     if geom.material == "ceramic":  # the white glaze: often the frame's brightest few %
         for share in BRIGHTEST:
             level = np.percentile(score, 100 - share)
             yield cv2.morphologyEx((score >= level).astype(np.uint8) * 255, cv2.MORPH_CLOSE,
-                                   kernel)
+                                   kernel), True
     for block in ADAPTIVE_BLOCKS:  # lighter or darker than round about
         for kind in (cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV):
             local = cv2.adaptiveThreshold(score, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block,
                                           -ADAPTIVE_C if kind == cv2.THRESH_BINARY else ADAPTIVE_C)
-            yield cv2.morphologyEx(local, cv2.MORPH_CLOSE, kernel)
+            yield cv2.morphologyEx(local, cv2.MORPH_CLOSE, kernel), False
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     for lo in (12, 24, 48):
         edges = cv2.dilate(cv2.Canny(grey, lo, lo * 2.5), np.ones((3, 3), np.uint8))
-        yield cv2.bitwise_not(edges)
-        yield edges
+        yield cv2.bitwise_not(edges), False
+        yield edges, False
+
+
+def _side_line(a: np.ndarray, b: np.ndarray):
+    """(slope, offset, points kept) of the line b = slope a + offset through most of the
+    points, the farthest left out in turn (pieces beside a strip stand out of its side)."""
+    keep = np.ones(len(a), bool)
+    for _ in range(4):
+        if keep.sum() < 5:
+            return None
+        m, c = np.polyfit(a[keep], b[keep], 1)
+        off = np.abs(b - (m * a + c))
+        keep = off <= max(1.0, 2.0 * float(np.median(off[keep])))
+    return m, c, keep
+
+
+def _banded_strips(mask: np.ndarray, geom: Geometry, frame_area: float) -> list:
+    """(score, quad) of the strips that regions of a colour mask hold (a strip with dice
+    and pawns merged into its region, whose hull is no quad): per elongated region, the
+    lines its edges across its long axis (``cv2.minAreaRect``) follow at most places
+    (``_side_line``), from the first to the last place both do; scored by that length
+    times the share of places where both do."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((mask > 0).astype(np.uint8))
+    out = []
+    for i in range(1, n):
+        if not frame_area * BANDED_AREA[0] <= stats[i, cv2.CC_STAT_AREA] <= \
+                frame_area * BANDED_AREA[1]:
+            continue
+        x, y, w, h = stats[i, :4]
+        ys, xs = np.nonzero(labels[y:y + h, x:x + w] == i)
+        pts = np.column_stack([xs + x, ys + y]).astype(np.float64)
+        _, (rw, rh), angle = cv2.minAreaRect(pts.astype(np.float32))
+        if max(rw, rh) < STRIP_ASPECT / 2 * min(rw, rh):
+            continue
+        t = np.radians(angle if rw >= rh else angle + 90)
+        d, nrm = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+        along = np.round(pts @ d).astype(int)
+        first = along.min()
+        top = np.full(along.max() - first + 1, np.inf)
+        bottom = np.full(len(top), -np.inf)
+        np.minimum.at(top, along - first, pts @ nrm)
+        np.maximum.at(bottom, along - first, pts @ nrm)
+        a = np.arange(len(top), dtype=np.float64) + first
+        sides = _side_line(a, top), _side_line(a, bottom)
+        if sides[0] is None or sides[1] is None:
+            continue
+        both = sides[0][2] & sides[1][2]
+        if both.sum() < 5:
+            continue
+        a0, a1 = a[both].min(), a[both].max()
+        quad = np.array([e * d + (m * e + c) * nrm for (m, c, _), e in
+                         ((sides[0], a0), (sides[0], a1), (sides[1], a1), (sides[1], a0))])
+        width = float(np.linalg.norm((quad[2] + quad[3] - quad[0] - quad[1]) / 2))
+        if width >= 2 and geom.aspect * 0.5 <= (a1 - a0) / width <= geom.aspect * 2.6:
+            out.append((float(both.mean() * (a1 - a0)), quad))
+    return out
 
 
 def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
@@ -305,7 +365,10 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     frame_area = float(grey.shape[0] * grey.shape[1])
     found: list[tuple[float, np.ndarray]] = []
     notched: list[tuple[float, np.ndarray]] = []  # fill under MIN_FILL
-    for mask in _candidate_masks(small, geom):
+    banded: list[tuple[float, np.ndarray]] = []  # a strip's, its region merged with pieces
+    for mask, colour in _candidate_masks(small, geom):
+        if colour and geom.aspect >= STRIP_ASPECT:
+            banded += _banded_strips(mask, geom, frame_area)
         for quad, (s, fill) in _region_quads(mask, geom, frame_area):
             support = _edge_support(grad, quad)
             if support < 0.5:
@@ -316,7 +379,9 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     notched.sort(key=lambda f: -f[0])
     out: list[np.ndarray] = []
     strips = [(q + 0.5) / scale - 0.5 for q in _strip_candidates(small, grey, geom)]
+    banded.sort(key=lambda f: -f[0])
     for quads, most in (((q for _, q in found), CANDIDATES), (strips, len(strips)),
+                        (((q + 0.5) / scale - 0.5 for _, q in banded), BANDED),
                         ((q for _, q in notched), NOTCHED)):
         _distinct(quads, most + len(out), out)
     return out

@@ -277,3 +277,20 @@ def test_a_board_no_camera_over_a_table_sees_so_is_not_taken():
     assert find_board(_synthetic(quad, geom), geom) is None
     # seen as a camera sees it, the same tile is found
     assert find_board(_synthetic(_projected_board(geom), geom), geom) is not None
+
+
+def test_a_strip_merged_with_the_pieces_beside_it_is_found_in_its_region():
+    # a strip of its own colour with dice touching both long sides: its region's hull
+    # is no strip, the lines most of its edges follow are
+    from vision.board import _banded_strips
+
+    mask = np.zeros((360, 640), np.uint8)
+    strip = np.array([[100, 150], [500, 170], [499, 190], [99, 170]], np.float64)
+    cv2.fillConvexPoly(mask, strip.round().astype(np.int32), 255)
+    for x, y in ((180, 136), (300, 175), (420, 146), (140, 160)):  # dice over its sides
+        cv2.rectangle(mask, (x, y), (x + 28, y + 28), 255, -1)
+    found = _banded_strips(mask, geometry("neunfeld"), float(mask.size))
+    assert found
+    best = max(found, key=lambda f: f[0])[1]
+    # (a line through all of each side's edge points lies 4.8 px off)
+    assert min(np.abs(np.roll(best, k, axis=0) - strip).max() for k in range(4)) < 1.5
