@@ -31,10 +31,12 @@ it, each reading a crop only ever as one of the enrolled classes:
 ``auto`` (the default) makes each of ``AUTO_METHODS`` and keeps the one with the best
 cross-validated accuracy on the captures (the first on a tie) among ``model`` and the
 adaptations that read the captures significantly better than it (``beats``: a sign test
-on the captures the two read differently; on a few real photos an adaptation's lead of a
-capture or two was noise, and held out it lost): ``cross_validate`` reads each capture
-with an adaptation made without it, in ``FOLDS`` folds; a class below ``WEAK`` is one to
-capture more of. Nothing but the captures chooses.
+on the captures the two read differently, or a paired test of the probabilities they
+give the captures' classes; on a few real photos an adaptation's lead of a capture or two
+was noise, and held out it lost), and only where every face of the plan was captured:
+``cross_validate`` reads each capture with an adaptation made without it, in ``FOLDS``
+folds; a class below ``WEAK`` is one to capture more of. Nothing but the captures
+chooses.
 
 Every piece is captured where its game's reader reads it and cut from the frame as that
 reader cuts it for its model (``board_crop``), so that the profile learns the picture the
@@ -548,8 +550,11 @@ METHODS = ("model", "prototypes", "linear", "nearest", "finetune")
 AUTO_METHODS = ("model", "prototypes", "linear", "finetune")
 #: auto keeps an adaptation only where, on the cross-validation's captures, those it reads
 #: right and the model wrong outnumber the reverse by this many standard deviations of a
-#: fair coin's difference (a one-sided sign test at 5 %), and by 1 at least
+#: fair coin's difference (a one-sided sign test at 5 %), and by 1 at least, or where it
+#: reads no fewer right and its log-probabilities of the captures' classes exceed the
+#: model's by this many standard errors (a one-sided paired t test at about 5 %)
 SIGN_Z = 1.645
+LOG_FLOOR = 0.01  # a capture's class probability counts as at least this (``beats``)
 LINEAR_STEPS = 300
 LINEAR_RATE = 0.5
 LINEAR_DECAY = 1e-3
@@ -744,13 +749,16 @@ def cross_validate(labels: Sequence[str], pieces: Sequence[str],
     """Accuracy on the captures, each read by an adaptation made without it (``fit``:
     from the captures of those indices; ``read``: the predictions for those captures):
     overall, per class (None where a class has a single capture) and per capture
-    (``right``: read right or not, None where it was not read). Folds: ``folds``, so
-    each fold leaves out one capture of each face."""
+    (``right``: read right or not; ``log_p``: the log-probability it gave the capture's
+    class, at least log ``LOG_FLOOR``, 0 where the prediction's top-k leave it out; None
+    where it was not read). Folds: ``folds``, so each fold leaves out one capture of each
+    face."""
     labels = list(labels)
     fold = folds(labels, pieces)
     right: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
     read_right: list[bool | None] = [None] * len(labels)
+    log_p: list[float | None] = [None] * len(labels)
     for f in sorted(set(fold)):
         keep = [j for j in range(len(labels)) if fold[j] != f]
         out = [i for i in range(len(labels))
@@ -761,22 +769,40 @@ def cross_validate(labels: Sequence[str], pieces: Sequence[str],
             total[labels[i]] += 1
             right[labels[i]] += pred.label == labels[i]
             read_right[i] = pred.label == labels[i]
+            log_p[i] = math.log(max(dict(pred.top).get(labels[i], 0.0), LOG_FLOOR))
     per_class = {label: (round(right[label] / total[label], 3) if total[label] else None)
                  for label in dict.fromkeys(labels)}
     n = sum(total.values())
     return {"accuracy": round(sum(right.values()) / n, 4) if n else None,
-            "captures": len(labels), "per_class": per_class, "right": read_right}
+            "captures": len(labels), "per_class": per_class, "right": read_right,
+            "log_p": log_p}
 
 
-def beats(right: Sequence[bool | None], base: Sequence[bool | None]) -> bool:
-    """Whether the captures read right (``right``, as ``cross_validate`` gives them) are
-    significantly more than those read right by ``base``: on the captures only one of
-    the two reads right, the first's lead is at least ``SIGN_Z`` standard deviations of
-    a fair coin's (a one-sided sign test), and at least 1."""
+def beats(right: Sequence[bool | None], base: Sequence[bool | None],
+          log_p: Sequence[float | None] | None = None,
+          base_log_p: Sequence[float | None] | None = None) -> bool:
+    """Whether an adaptation reads the captures significantly better than ``base`` (as
+    ``cross_validate`` gives them: ``right`` per capture, and ``log_p``, the probability
+    given its class): on the captures only one of the two reads right, the first's lead
+    is at least ``SIGN_Z`` standard deviations of a fair coin's (a one-sided sign test)
+    and at least 1; or (given ``log_p``) it reads no fewer right and the probabilities it
+    gives the captures' classes are higher: the mean of the paired log-probability
+    differences at least ``SIGN_Z`` standard errors above 0 (a one-sided paired t test,
+    which counts how sure each reading is, where the sign test counts only the captures
+    one of the two reads wrong)."""
     pairs = [(r, b) for r, b in zip(right, base, strict=True) if r is not None and b is not None]
     wins = sum(r and not b for r, b in pairs)
     losses = sum(b and not r for r, b in pairs)
-    return wins - losses >= max(1.0, SIGN_Z * math.sqrt(wins + losses))
+    if wins - losses >= max(1.0, SIGN_Z * math.sqrt(wins + losses)):
+        return True
+    if log_p is None or base_log_p is None or wins < losses:
+        return False
+    diff = np.array([a - b for a, b in zip(log_p, base_log_p, strict=True)
+                     if a is not None and b is not None])
+    if len(diff) < 2:
+        return False
+    spread = diff.std(ddof=1) / math.sqrt(len(diff))
+    return bool(diff.mean() > 0 and diff.mean() >= SIGN_Z * spread)
 
 
 def weak_classes(cv: dict) -> list[str]:
@@ -893,18 +919,21 @@ class Session:
                 features = np.array([self._emb[i][k] for i in out])
             prior = self._model_prior if ad.method == "model" else self._prior
             views.append((features, np.array([prior[i][k] for i in out])))
-        return ad.predict(None, prior_labels=self.prior_labels, top_k=1, views=views)
+        return ad.predict(None, prior_labels=self.prior_labels, top_k=len(ad.labels),
+                          views=views)
 
     def adapt(self) -> Adaptation:
         """The adaptation of ``method``, its cross-validation in ``cv`` (with every
         method's accuracy under ``methods``). ``auto``: the best cross-validated of the
         model itself (no adaptation) and those adaptations that read the captures
         significantly better than the model does (``beats``; listed under ``beat_model``),
-        the first on a tie."""
+        the first on a tie; only the model where a face of the plan was not captured
+        (``missing`` in ``cv``: an adaptation answers only the classes captured)."""
         labels = [f.label for f in self.faces]
         pieces = [f.piece for f in self.faces]
+        missing = sorted({f.label for f in self.plan.faces} - set(labels))
         best = None
-        scores, rights, beat = {}, {}, []
+        scores, rights, logs, beat = {}, {}, {}, []
         methods = AUTO_METHODS if self.method == "auto" else (self.method,)
         if self.method == "auto":
             try:
@@ -918,8 +947,10 @@ class Session:
                                        lambda keep, m=method: self._fit(m, keep), self._read)
             scores[method] = ad.cv["accuracy"]
             rights[method] = ad.cv.pop("right")
+            logs[method] = ad.cv.pop("log_p")
             if method != "model" and "model" in rights:
-                if not beats(rights[method], rights["model"]):
+                if missing or not beats(rights[method], rights["model"], logs[method],
+                                        logs["model"]):
                     continue
                 beat.append(method)
             if best is None or (ad.cv["accuracy"] or 0) > (best.cv["accuracy"] or 0):
@@ -927,6 +958,8 @@ class Session:
         best.cv["methods"] = scores
         if self.method == "auto":
             best.cv["beat_model"] = beat
+            if missing:
+                best.cv["missing"] = missing
         return best
 
 

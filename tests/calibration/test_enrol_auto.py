@@ -50,17 +50,32 @@ def test_the_sign_test():
     assert not enrol.beats([True] * 4, [True] * 4)  # no capture differs
 
 
+def test_the_paired_test_of_the_probabilities():
+    """6 wins against 2 losses fail the sign test (4 < 1.645 * sqrt(8)); where the
+    adaptation is also surer of the captures' classes throughout, it beats the model."""
+    right, base = [True] * 6 + [False] * 2 + [True] * 32, [False] * 6 + [True] * 2 + [True] * 32
+    assert not enrol.beats(right, base)
+    sure = [np.log(0.9)] * 6 + [np.log(0.4)] * 2 + [np.log(0.95)] * 32
+    unsure = [np.log(0.3)] * 6 + [np.log(0.6)] * 2 + [np.log(0.7)] * 32
+    assert enrol.beats(right, base, sure, unsure)
+    assert not enrol.beats(right, base, unsure, sure)  # less sure: no
+    # surer, but reading fewer captures right: no
+    assert not enrol.beats(base, right, sure, unsure)
+    # surer of a few only, less of the others: the mean's lead is inside the noise
+    mixed = [np.log(0.9)] * 6 + [np.log(0.4)] * 2 + [np.log(0.6)] * 32
+    assert not enrol.beats(right, base, mixed, unsure)
+
+
 def test_auto_keeps_the_model_where_it_reads_the_captures_as_well():
     """Captures the model reads right (each near its own axis): every adaptation reads
-    them right too, none significantly better, so the profile is the model's head (all
-    its classes)."""
+    them right too, none better (surer of them is not more right: the model is first on
+    the tie), so the profile is the model's head (all its classes)."""
     rng = np.random.default_rng(0)
     crops = {label: [np.eye(3)[k] + rng.normal(0, 0.2, 3) for _ in range(5)]
              for k, label in enumerate(LABELS)}
     ad = _session(crops, KnowingClassifier()).adapt()
     assert ad.method == "model" and ad.cv["accuracy"] == 1.0 and ad.labels == LABELS
-    assert ad.cv["beat_model"] == [] and set(ad.cv["methods"]) == {"model", "prototypes",
-                                                                  "linear"}
+    assert ad.cv["methods"] == {"model": 1.0, "prototypes": 1.0, "linear": 1.0}
 
 
 def test_auto_adapts_where_the_model_is_wrong():
@@ -73,6 +88,18 @@ def test_auto_adapts_where_the_model_is_wrong():
     ad = _session(crops, KnowingClassifier(sure=1.0)).adapt()
     assert ad.method != "model" and ad.method in ad.cv["beat_model"]
     assert ad.cv["methods"]["model"] <= 0.7 and ad.cv["accuracy"] == 1.0
+
+
+def test_auto_keeps_the_model_where_a_face_of_the_plan_was_not_captured():
+    """An adaptation answers only the classes captured: without c's captures the
+    prototypes would never read a c, so auto keeps the model and says what is missing."""
+    rng = np.random.default_rng(1)
+    looks = {"a": [1.0, 0.0, 0.0], "b": [1.0, 0.3, 0.4], "c": [0.0, 0.0, 1.0]}
+    crops = {label: [np.array(v) + rng.normal(0, 0.03, 3) for _ in range(5)]
+             for label, v in looks.items()}
+    crops["c"] = []
+    ad = _session(crops, KnowingClassifier(sure=1.0)).adapt()
+    assert ad.method == "model" and ad.cv["missing"] == ["c"] and ad.cv["beat_model"] == []
 
 
 def test_the_model_method_reads_the_models_head_over_the_enrolled_classes(tmp_path):
