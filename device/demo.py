@@ -350,3 +350,114 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nGame record written to {records[-1].path}\n")
     print(export_text(records[-1]))
     return 0
+
+
+def read_in_process(game: str, seed: int, plies: int | None = None, view: str | None = None
+                    ) -> list[tuple[dict, dict | None]]:
+    """The demo's camera without its sockets: the ``synthetic`` source as ``tableref
+    camera`` builds it (even light, 4 frames a second) and the tracker (settled 1 s); each
+    stable observation as published, with the ground truth of the frame it was read
+    from. The same frames and readings as the demo and the processes of
+    ``tests/device/test_end_to_end.py``, in a tenth of the time."""
+    from device.camera_service import _synthetic_script, options
+    from device.sources import SourceConfig, open_source
+    from device.tracker import Tracker, TrackerConfig
+
+    plies = plies or DEMO_PLIES.get(game, 12)
+    args = options(game, table="demo", seed=seed, plies=plies,
+                   view=view or DEMO_VIEWS.get(game, "overhead"), lighting="even", fps=4.0,
+                   settle_s=1.0)
+    tracker = Tracker(TrackerConfig(game=game, table="demo", settle_s=1.0, first_seq=1))
+    names = DEMO_PLAYERS.get(game)
+    out = []
+    with open_source(SourceConfig("synthetic", fps=4.0, script=_synthetic_script(args))) as source:
+        for frame in source:
+            obs = tracker.feed(frame)
+            if obs is not None:
+                if names:
+                    obs["player_names"] = names
+                out.append((obs, (frame.metadata.get("truth") or {}).get("position")))
+    return out
+
+
+def check(game: str, seeds: list[int], plies: int | None = None, view: str | None = None,
+          saved: str | None = None) -> dict[str, int]:
+    """Each seed's scripted game read in process (``read_in_process``), judged by a
+    referee and compared with its script (``compare``); prints a line a seed and the
+    totals, which it returns: script (events), scripted (announced as scripted), late,
+    false, unclear, readings, wrong (readings unlike the frame's truth: a face not seen,
+    null, counts). ``saved``: a folder where each seed's readings are kept (JSONL, one
+    ``[observation, truth]`` a line) and read from when there, so that a referee is
+    judged again on the same readings without vision."""
+    import json
+    from pathlib import Path
+
+    from rules.observation import ObservationReader
+    from rules.referee import Referee
+
+    totals = dict.fromkeys(("script", "scripted", "late", "false", "unclear", "readings",
+                            "wrong"), 0)
+    for seed in seeds:
+        n = plies or DEMO_PLIES.get(game, 12)
+        script = script_events(game, seed, n)
+        kept = None if saved is None else (
+            Path(saved) / f"{game}-{seed}-{n}-{view or DEMO_VIEWS.get(game, 'overhead')}.jsonl")
+        if kept is not None and kept.exists():
+            read = [tuple(json.loads(line)) for line in kept.read_text().splitlines()]
+        else:
+            read = read_in_process(game, seed, n, view)
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                kept.write_text("".join(json.dumps(list(r)) + "\n" for r in read))
+        referee, reader = Referee(), ObservationReader()
+        seen = [e for obs, _ in read for e in referee.feed(reader.parse(obs))]
+        matched, _, false, late = compare(script, seen)
+        row = {"script": len(script), "scripted": len(matched), "late": len(late),
+               "false": len(false), "unclear": sum(e["event"] == "unclear" for e in seen),
+               "readings": len(read),
+               "wrong": sum(truth is not None and obs["position"] != truth
+                            for obs, truth in read)}
+        for key, value in row.items():
+            totals[key] += value
+        print(f"{game} seed {seed}: " + ", ".join(f"{k} {v}" for k, v in row.items())
+              + "".join(f"\n  FALSE EVENT: {_short(e)}" for e in false), flush=True)
+    print(f"{game} seeds {seeds[0]}..{seeds[-1]}: "
+          + ", ".join(f"{k} {v}" for k, v in totals.items()))
+    return totals
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m device.demo GAME SEEDS [--plies N] [--view V] [--saved DIR]``:
+    ``check``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m device.demo",
+        description="the demo's scripted games read in process and judged, compared with "
+        "their scripts (no sockets; the demo's frames and readings)")
+    parser.add_argument("game")
+    parser.add_argument("seeds", help="e.g. 1-12 or 3,5,20")
+    parser.add_argument("--plies", type=int, default=None)
+    parser.add_argument("--view", choices=("overhead", "oblique"), default=None)
+    parser.add_argument("--saved", metavar="DIR", default=None,
+                        help="keep each seed's readings in DIR and read them from there "
+                        "when there (the referee judged again without vision)")
+    args = parser.parse_args(argv)
+    from rules import GAME_IDS
+
+    if args.game not in GAME_IDS:
+        parser.error(f"unknown game {args.game!r} (known: {', '.join(GAME_IDS)})")
+    try:
+        if "-" in args.seeds:
+            first, last = (int(s) for s in args.seeds.split("-", 1))
+            seeds = list(range(first, last + 1))
+        else:
+            seeds = [int(s) for s in args.seeds.split(",")]
+    except ValueError:
+        parser.error(f"seeds {args.seeds!r}: not FIRST-LAST or a comma-separated list")
+    if not seeds:
+        parser.error(f"seeds {args.seeds!r}: none")
+    check(args.game, seeds, args.plies, args.view, args.saved)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -85,6 +85,8 @@ class TableGame:
     last_unclear: bool = False
     #: observations judged unclear since the last sure judgement, in order (``explain_through``)
     doubts: list[Observation] = field(default_factory=list)
+    #: plies before ``board`` began (the game followed again mid-way: ``follow_again``)
+    ply_base: int = 0
     forced_win_seen: set[int] = field(default_factory=set)
     #: (seq, time) of observations judged before a restart (from the record): skipped
     replayed: set[tuple[int, float]] = field(default_factory=set)
@@ -95,7 +97,7 @@ class TableGame:
 
     @property
     def ply(self) -> int:
-        return len(self.board.move_stack)
+        return self.ply_base + len(self.board.move_stack)
 
     def player_name(self, index: int | None) -> str:
         if index is None:
@@ -197,11 +199,15 @@ class Referee:
                 # not announced: the table may have moved on by moves the referee could
                 # not read (or the camera did not), and the rules are judged from where
                 # the referee is sure
-                tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]
-                return [unclear_event(obs.table, obs.seq, (
-                    "No legal move explains the position from the last one the referee is "
-                    "sure of, but the table was not read since; waiting for a position it "
-                    "can follow."))]
+                again = follow_again(tg.game, tg.doubts, obs, self.min_confidence)
+                if again is None:
+                    tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]
+                    return [unclear_event(obs.table, obs.seq, (
+                        "No legal move explains the position from the last one the referee "
+                        "is sure of, but the table was not read since; waiting for a "
+                        "position it can follow."))]
+                anchor, verdict = again  # followed again from the position before
+                tg.ply_base, tg.board = tg.ply, Board(tg.game, anchor)
         table, seq = obs.table, obs.seq
         if verdict is None:
             tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]
@@ -392,6 +398,31 @@ def explain_through(
     if not moves:
         return verdict, True, moved_on
     return Judgement(Judgement.MOVES, moves, after), True, moved_on
+
+
+def follow_again(game: Game, doubts: list[Observation], obs: Observation,
+                 min_confidence: float = MIN_CONFIDENCE) -> tuple[State, Judgement] | None:
+    """Where the referee lost the game (the table moved on by moves it could not read), the
+    game followed again: (the state the last doubtful observation shows, the judgement
+    of ``obs`` from it) when that observation and ``obs`` are both read surely (no
+    element under ``min_confidence``), show different positions, and a legal move leads
+    from the one to the other (as a referee begun mid-game on the first would judge the
+    second); else None. Two sure readings a legal move apart, not one, so that a position
+    misread once does not become the game."""
+    if not doubts:
+        return None
+    before = doubts[-1]
+    if (before.raw["position"] == obs.raw["position"]
+            or min(before.least_confidence, obs.least_confidence) < min_confidence):
+        return None
+    try:
+        anchor = start_state(game, before)
+    except RulesError:
+        return None
+    if anchor.outcome() is not None:
+        return None
+    verdict = game.judge(anchor, obs.position)
+    return (anchor, verdict) if verdict.kind == Judgement.MOVES else None
 
 
 def _continue(game: Game, ways: dict, obs: Observation) -> dict:

@@ -95,3 +95,21 @@ def test_demo_runs_the_pipeline_announces_and_records(tmp_path, capsys):
     assert announced and int(announced[1]) >= 2, out  # the default game's moves are seen
     (record,) = list_records(tmp_path)
     assert "[Game \"esoloe\"]" in out and f"written to {record.path}" in out
+
+
+def test_the_demo_games_are_checked_in_process_and_judged_again_on_saved_readings(
+        tmp_path, capsys):
+    """``python -m device.demo GAME SEEDS``: the demo's frames read without sockets, judged
+    and compared; with ``--saved`` the readings are kept and judged again without vision."""
+    from device.demo import main as check_main
+
+    args = ["esoloe-3andc", "3", "--plies", "2", "--saved", str(tmp_path)]
+    assert check_main(args) == 0
+    first = capsys.readouterr().out
+    assert "esoloe-3andc seed 3: script " in first and "false 0" in first
+    assert len(list(tmp_path.glob("esoloe-3andc-3-2-overhead.jsonl"))) == 1
+    assert check_main(args) == 0
+    assert capsys.readouterr().out == first
+    with pytest.raises(SystemExit) as err:
+        check_main(["esoloe-3andc", "three"])
+    assert err.value.code == 2 and "not FIRST-LAST" in capsys.readouterr().err

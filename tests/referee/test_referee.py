@@ -311,3 +311,18 @@ def test_a_violation_after_scenes_the_camera_could_not_read_is_unclear():
     assert run(obs(1, "....."), obs(2, "A...."), obs(3, "AAB.."))[-1]["event"] == "violation"
     # a legal move is a move all the same
     assert run(obs(1, "....."), obs(2, "A....", unread=2))[-1]["move"] == "@0"
+
+
+def test_a_game_lost_unseen_is_followed_again_from_two_sure_readings_a_move_apart():
+    """Two scenes the camera could not read, then a position no move explains (unclear),
+    then one a legal move on from it, both read surely: the game is followed again from
+    the first (as a referee begun there would), that move announced; plies count on from
+    the last one announced (the unseen moves are not counted)."""
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "A.B.A", unread=2),
+                 obs(4, "ABB.A"))
+    assert [e["event"] for e in events] == ["move", "unclear", "move", "win"]
+    assert (events[2]["ply"], events[2]["player"], events[2]["move"]) == (2, 1, "@1")
+    # the first of the two read in doubt: not followed again
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "A.B.A", unread=2, confidence=0.6),
+                 obs(4, "ABB.A"))
+    assert [e["event"] for e in events] == ["move", "unclear", "unclear"]
