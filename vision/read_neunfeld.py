@@ -13,7 +13,8 @@ the three Miwin dice before their holders.
   reading is the pair of places (a field or its own start per pawn) with the most
   evidence, the lighter of two pawns on the board A's (natural wood), a single one A's
   when lighter than its field's empty look; each pawn's confidence is the lead over the
-  best reading that places it elsewhere, which is its alternative.
+  best reading that places it elsewhere; its alternatives, the two likeliest other places,
+  share that doubt with the rest in proportion to their evidence (``_elsewhere``).
 - *Dice*: ``vision.read_miwin`` over the table before and behind the board (the dice lie
   on the table: their tops are ``DIE_MM`` above it), not where the board and the pawns'
   heads show on that plane; a die south of the board lies before A (holder 0), north
@@ -52,6 +53,8 @@ HIDDEN_Z = -0.3  # the evidence of a field a die hides (a field's is 0 at PAWN_D
 LIGHT_SCALE = 20.0  # Lab L over the empty field's: A's (light) pawn, under: B's
 LIGHT_W = 0.5  # the weight of that lightness against a place's evidence
 PAWN_MARGIN = 1.0  # the best reading's lead in evidence that makes it sure
+ALT_SCALE = 0.25  # evidence that makes one place e (2.7) times as likely as another ...
+ALTERNATIVES = 2  # ... for the alternatives of a pawn in doubt, this many listed
 DICE_U_MM = 100.0  # dice are sought within this of the board's middle, east-west ...
 DICE_V_MM = 100.0  # ... and this north and south of its centre line
 OPENING_MM = 36.0  # mean distance of three dice on one side from the board: the opening roll
@@ -246,11 +249,31 @@ def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.n
         conf = float(np.clip(0.5 + (best - runner[0]) / (2 * PAWN_MARGIN), 0.5, 1.0))
         if mine >= 0 and hidden[mine]:
             conf = 0.5
-        other = runner[1 + k]
         pawns.append(start if mine < 0 else mine + 1)
         confs.append(conf)
-        alts.append([[start if other < 0 else other + 1, round(1 - conf, 4)]])
+        alts.append([[start if other < 0 else other + 1, round((1 - conf) * share, 4)]
+                     for other, share in _elsewhere(ranked, k, mine)])
     return pawns, confs, alts
+
+
+def _elsewhere(ranked: list[tuple[float, int, int]], k: int, mine: int
+               ) -> list[tuple[int, float]]:
+    """Where else pawn ``k`` may stand, and each place's share of the doubt: the best
+    reading's score per other place (``ranked``: (score, a, b), best first), weighed
+    ``exp(score / ALT_SCALE)``; the ``ALTERNATIVES`` likeliest places, their shares of all
+    the other places' (the rest of the doubt is left unlisted: the reader does not know
+    the pawn is at one of them: 23 of 99 pawns in doubt in the demo's Neunfeld games,
+    seeds 1..12, stood at neither the place read nor the one listed, when that one was
+    given all the doubt)."""
+    top: dict[int, float] = {}
+    for r in ranked:
+        if r[1 + k] != mine and r[1 + k] not in top:
+            top[r[1 + k]] = r[0]
+    weights = {place: float(np.exp((score - ranked[0][0]) / ALT_SCALE))
+               for place, score in top.items()}
+    total = sum(weights.values())
+    likeliest = sorted(weights.items(), key=lambda w: -w[1])[:ALTERNATIVES]
+    return [(place, w / total) for place, w in likeliest]
 
 
 def _start_devs(image: np.ndarray, planes: list[np.ndarray], geom: Geometry) -> list[float]:

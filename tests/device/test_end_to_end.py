@@ -42,13 +42,18 @@ FAST_GAMES = {"esoloe-3andc"}
 #: causes as traced. At 249ae23 (2026-11-26 09:50 UTC, issue #7) 3andC, Neunfeld, Tyr and
 #: Cubes announce exactly their scripts' events (Neunfeld 0 of 10 at a3560f2)
 NOT_EXACT = {
-    "esoloe-tictactoe": "6 of 7 (a3560f2, 249ae23): the moves are announced, the win is not "
-                        "(not traced yet)",
+    "esoloe-tictactoe": "6 of 7 (a3560f2, 249ae23; traced 26 Nov, session 6): the moves are "
+                        "announced, the win is not: a side-view line from the east, whose "
+                        "deciding face (the last cube's, a2, east) overhead does not see; "
+                        "read up sakura, north and down blank, the cube may show east blank "
+                        "(the win) or geisha, so the rules cannot decide it",
     "esoloe": "5 of 7, seen at a slant as the demo sees it (DEMO_VIEWS; fa1b544): the "
               "moves and the win (a line of symbols on the side faces) are announced; the "
-              "illegal change (two cubes on one field) is 'unclear': the lower cube's player "
-              "read at 0.62 with no alternative listed, so no violation and no correction "
-              "(from overhead 4 of 7: the up faces mostly not read and the win not seen)",
+              "illegal change (two cubes on one field) is 'unclear': beside the lower cube's "
+              "player (0.62, the other player listed at 0.38) field b is read empty at 0.86 "
+              "with no alternative listed, so the doubt is not all accounted for: no "
+              "violation and no correction (from overhead 4 of 7: the up faces mostly not "
+              "read and the win not seen)",
 }
 #: where the referee announced an event the script does not have (a known fault, measured)
 FALSE_EVENTS: dict[str, str] = {}

@@ -154,3 +154,20 @@ def test_the_pose_leans_the_camera_as_it_leans_though_the_corners_are_a_little_o
         assert abs(_lean(pose(fix, geom, image, None)) - want) < 6
     else:
         assert abs(_lean(pose(fix, geom, image, None)) - want) < 2
+
+
+def test_a_pawn_in_doubt_lists_the_likeliest_other_places_without_claiming_all_the_doubt():
+    import math
+
+    from vision.read_neunfeld import ALT_SCALE, _elsewhere
+
+    # (score, A's place, B's place), best first; -1 a start. A at field 3 (index 2) best,
+    # then A at 4, A at 5, A at its start a little behind
+    ranked = [(2.0, 2, 8), (1.9, 3, 8), (1.85, 4, 8), (1.8, -1, 8), (0.0, 5, 8)]
+    places = _elsewhere(ranked, 0, 2)
+    assert [p for p, _ in places] == [3, 4]
+    shares = [s for _, s in places]
+    assert shares[0] > shares[1] > 0 and sum(shares) < 0.9  # the start keeps its share
+    assert shares[0] / shares[1] == pytest.approx(math.exp(0.05 / ALT_SCALE))
+    # one other place far ahead of the rest takes nearly all the doubt
+    assert _elsewhere([(2.0, 2, 8), (1.9, 3, 8), (0.0, 4, 8)], 0, 2)[0][1] > 0.99
