@@ -73,7 +73,7 @@ STRIP_LINES = 40  # the longest straight edges paired into a strip's sides
 STRIP_PIECES = 120  # the longest pieces of straight edges joined into them
 STRIP_GAP = 0.08  # of the frame's width: a straight edge's pieces joined across this
 STRIPS = 4  # strips fitted per frame
-BANDED = 3  # strips of colour regions merged with pieces fitted per frame (_banded_strips)
+BANDED = 1  # strips of colour regions merged with pieces fitted per frame (_banded_strips)
 BANDED_AREA = (0.0005, 0.2)  # of the frame: such regions' sizes
 RARE_COLOURS = 4  # a table's commonest colours (rarity)
 ENDS_REACH = 0.5  # of a strip's length: how far strip_ends moves each of its ends
@@ -105,6 +105,7 @@ MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the bo
 MAX_TILT_DEG = 70.0
 VIEW_MISFIT = 0.05
 START_MISFIT = 0.3  # a start's (a stack may carry a corner off; the alignment moves it)
+ALIGNED_MISFIT = 0.1  # an alignment's (a few px off the board; the fit follows)
 CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
 FRAME_INNER_MM = 4.0  # the frame line's inner edge, inside the tile's edge
 FRAME_KERNELS = (3, 5)  # px at FIND_WIDTH: black-hats that show the frame line
@@ -790,8 +791,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         aligned, score, coarse = align(grey, start, geom, sign, ALIGNED_SHARE * first, rigid)
         if not cv2.isContourConvex(aligned.astype(np.float32)):
             continue
-        if not plausible_view(aligned, geom, size):  # no board, nor a bar to the others
-            if not rigid:  # (a rigid view of it may be: pieces pulled it off)
+        if not plausible_view(aligned, geom, size, ALIGNED_MISFIT):  # no board, nor a bar
+            if not rigid:  # to the others (a rigid view of it may be: pieces pulled it off)
                 fitted_from.append((0.0, plausible_view(start, geom, size), score, inset,
                                     quad, start))
             continue
@@ -802,7 +803,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         fitted = fit_model(grey, aligned, geom, wide=0.0)
         shown = 0.0
         for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
-            if corners is fitted and not plausible_view(fitted, geom, size):
+            if not plausible_view(corners, geom, size):
                 continue
             s, lines = support(grey, corners, geom)
             if geom.aspect >= STRIP_ASPECT:  # its painted lines count as much as the rest
