@@ -164,6 +164,10 @@ class Referee:
         game = obs.game
         self.tables.pop(obs.table, None)
         try:
+            if not game.is_start(obs.position) and obs.least_confidence < self.min_confidence:
+                # begun on a misread, every later position would be judged against it
+                raise RulesError(f"it is read in doubt ({obs.least_confidence:.2f}); "
+                                 "waiting for one read surely")
             state = start_state(game, obs)
         except RulesError as err:
             if self._unfollowable.get(obs.table) == _key(obs):

@@ -326,3 +326,12 @@ def test_a_game_lost_unseen_is_followed_again_from_two_sure_readings_a_move_apar
     events = run(obs(1, "....."), obs(2, "A...."), obs(3, "A.B.A", unread=2, confidence=0.6),
                  obs(4, "ABB.A"))
     assert [e["event"] for e in events] == ["move", "unclear", "unclear"]
+
+
+def test_a_game_is_not_begun_mid_way_from_a_position_read_in_doubt():
+    """Begun on a misread, every later position would be judged against it (Neunfeld demo
+    seed 30: begun on a die's top read at 0.44, three false violations followed); the
+    start itself begins a game at any confidence (above)."""
+    events = run(obs(1, "A.B..", confidence=0.5), obs(2, "A.B.."), obs(3, "AAB.."))
+    assert [e["event"] for e in events] == ["unclear", "move", "win"]
+    assert "read in doubt (0.50)" in events[0]["message"]
