@@ -28,8 +28,8 @@ import argparse
 DEFAULT_GAME = "esoloe"
 #: per game, a seed whose script has an illegal change and ends in a win within the plies
 #: (the shortest found among seeds 1..39; ``device.demo.script_events``; Neunfeld: 20, 11
-#: events, where the shortest, 30, has its opening missed by vision, 3 false events: the
-#: Neunfeld readings at the opening are still weak, docs/device.md)
+#: events, all announced; the shortest, 30, announces 5 of its 10, none false: its
+#: opening's readings are in doubt, docs/device.md)
 DEMO_SEEDS = {"esoloe": 10, "esoloe-tictactoe": 1, "esoloe-3andc": 3, "neunfeld": 20,
               "tyr": 3, "cubes": 10}
 DEMO_PLIES = {"cubes": 60}  # else 12
