@@ -386,17 +386,18 @@ def check(game: str, seeds: list[int], plies: int | None = None, view: str | Non
     referee and compared with its script (``compare``); prints a line a seed and the
     totals, which it returns: script (events), scripted (announced as scripted), late,
     false, unclear, readings, wrong (readings unlike the frame's truth: a face not seen,
-    null, counts). ``saved``: a folder where each seed's readings are kept (JSONL, one
+    null, counts), malformed (refused by the referee's parser, as the service would).
+    ``saved``: a folder where each seed's readings are kept (JSONL, one
     ``[observation, truth]`` a line) and read from when there, so that a referee is
     judged again on the same readings without vision."""
     import json
     from pathlib import Path
 
-    from rules.observation import ObservationReader
+    from rules.observation import ObservationError, ObservationReader
     from rules.referee import Referee
 
     totals = dict.fromkeys(("script", "scripted", "late", "false", "unclear", "readings",
-                            "wrong"), 0)
+                            "wrong", "malformed"), 0)
     for seed in seeds:
         n = plies or DEMO_PLIES.get(game, 12)
         script = script_events(game, seed, n)
@@ -410,17 +411,24 @@ def check(game: str, seeds: list[int], plies: int | None = None, view: str | Non
                 kept.parent.mkdir(parents=True, exist_ok=True)
                 kept.write_text("".join(json.dumps(list(r)) + "\n" for r in read))
         referee, reader = Referee(), ObservationReader()
-        seen = [e for obs, _ in read for e in referee.feed(reader.parse(obs))]
+        seen, malformed = [], []
+        for obs, _ in read:
+            try:
+                seen += referee.feed(reader.parse(obs))
+            except ObservationError as err:  # as the referee service: reported, skipped
+                malformed.append(f"seq {obs.get('seq')}: key {err.key!r}: {err.message}")
         matched, _, false, late = compare(script, seen)
         row = {"script": len(script), "scripted": len(matched), "late": len(late),
                "false": len(false), "unclear": sum(e["event"] == "unclear" for e in seen),
                "readings": len(read),
                "wrong": sum(truth is not None and obs["position"] != truth
-                            for obs, truth in read)}
+                            for obs, truth in read),
+               "malformed": len(malformed)}
         for key, value in row.items():
             totals[key] += value
         print(f"{game} seed {seed}: " + ", ".join(f"{k} {v}" for k, v in row.items())
-              + "".join(f"\n  FALSE EVENT: {_short(e)}" for e in false), flush=True)
+              + "".join(f"\n  FALSE EVENT: {_short(e)}" for e in false)
+              + "".join(f"\n  MALFORMED: {m}" for m in malformed), flush=True)
     print(f"{game} seeds {seeds[0]}..{seeds[-1]}: "
           + ", ".join(f"{k} {v}" for k, v in totals.items()))
     return totals

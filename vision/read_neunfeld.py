@@ -376,8 +376,17 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     for colour in COLOURS:
         holder, conf, alts = holders[colour]
         top = tops.get(colour)
-        dice[colour] = {"top": None if top is None else top[0], "holder": holder}
+        if top is None or top[0] is None:  # not seen, or its pips not read
+            top = _unseen_top(colour)
+        dice[colour] = {"top": top[0], "holder": holder}
         reading.add(conf, f"dice.{colour}.holder", 0.9, alts)
-        if top is not None:
-            reading.add(top[1], f"dice.{colour}.top", 0.9, top[2])
+        reading.add(top[1], f"dice.{colour}.top", 0.9, top[2])
     return reading
+
+
+def _unseen_top(colour: str) -> tuple[int, float, list]:
+    """A die not seen (or its pips not read): any of its faces up, each at a sixth (the
+    spec has no null top for Neunfeld: an observation with one was refused as malformed,
+    demo seed 24)."""
+    first, *rest = BY_COLOUR[colour].faces
+    return first, round(1 / 6, 4), [[face, round(1 / 6, 4)] for face in rest]

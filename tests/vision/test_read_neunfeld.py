@@ -171,3 +171,15 @@ def test_a_pawn_in_doubt_lists_the_likeliest_other_places_without_claiming_all_t
     assert shares[0] / shares[1] == pytest.approx(math.exp(0.05 / ALT_SCALE))
     # one other place far ahead of the rest takes nearly all the doubt
     assert _elsewhere([(2.0, 2, 8), (1.9, 3, 8), (0.0, 4, 8)], 0, 2)[0][1] > 0.99
+
+
+def test_a_die_not_seen_shows_any_of_its_faces_at_a_sixth_each():
+    """The observation spec has no null top for Neunfeld (a reading with one was refused
+    as malformed by the referee)."""
+    from rules.miwin import BY_COLOUR
+    from vision.read_neunfeld import _unseen_top
+
+    top, conf, alts = _unseen_top("red")
+    assert [top, *(a[0] for a in alts)] == list(BY_COLOUR["red"].faces)
+    assert conf == pytest.approx(1 / 6, abs=1e-4) and all(
+        p == pytest.approx(1 / 6, abs=1e-4) for _, p in alts)
