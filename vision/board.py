@@ -105,7 +105,6 @@ MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the bo
 MAX_TILT_DEG = 70.0
 VIEW_MISFIT = 0.05
 START_MISFIT = 0.3  # a start's (a stack may carry a corner off; the alignment moves it)
-ALIGNED_MISFIT = 0.1  # an alignment's (a few px off the board; the fit follows)
 CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
 FRAME_INNER_MM = 4.0  # the frame line's inner edge, inside the tile's edge
 FRAME_KERNELS = (3, 5)  # px at FIND_WIDTH: black-hats that show the frame line
@@ -791,8 +790,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         aligned, score, coarse = align(grey, start, geom, sign, ALIGNED_SHARE * first, rigid)
         if not cv2.isContourConvex(aligned.astype(np.float32)):
             continue
-        if not plausible_view(aligned, geom, size, ALIGNED_MISFIT):  # no board, nor a bar
-            if not rigid:  # to the others (a rigid view of it may be: pieces pulled it off)
+        if not plausible_view(aligned, geom, size):  # no board, nor a bar to the others
+            if not rigid:  # (a rigid view of it may be: pieces pulled it off)
                 fitted_from.append((0.0, plausible_view(start, geom, size), score, inset,
                                     quad, start))
             continue
