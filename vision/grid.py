@@ -49,30 +49,42 @@ class BoardPose:
         return H / H[2, 2]
 
 
-POSE_PX = 10.0  # IPPE's pose putting a corner further off than this has failed (face on)
-
-
 def board_pose(fix: BoardFix, geom: Geometry, size: tuple[int, int],
                K: np.ndarray | None = None, dist: np.ndarray | None = None) -> BoardPose:
-    """The board's pose from its four corners (``K`` None: the assumed camera)."""
+    """The board's pose from its four corners (``K`` None: the assumed camera).
+
+    Two solutions, the one whose corners land nearer those seen kept: IPPE, and the
+    plane's homography K [r1 r2 t] made a rotation. IPPE is the better fit to corners
+    that no rigid view matches exactly, but fails on a board seen face on (NaN, or a
+    pose some pixels off: 2..3 px for a 3x3 board face on away from the image's centre,
+    hundreds at its centre), where the homography's pose is exact.
+    """
     calibrated = K is not None
     K = np.asarray(K, np.float64) if calibrated else assumed_camera(size)
     corners = fix.corners
     if calibrated and dist is not None:
         corners = cv2.undistortPoints(corners.reshape(-1, 1, 2), K,
                                       np.asarray(dist, np.float64), P=K).reshape(-1, 2)
-    obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
-    ok, rvec, tvec = cv2.solvePnP(obj, corners.astype(np.float64), K, None,
+    mm = geom.corners_mm()
+    poses = []
+    ok, rvec, tvec = cv2.solvePnP(np.column_stack([mm, np.zeros(4)]),
+                                  corners.astype(np.float64), K, None,
                                   flags=cv2.SOLVEPNP_IPPE)
     if ok and np.isfinite(rvec).all() and np.isfinite(tvec).all():
-        R, _ = cv2.Rodrigues(rvec)
-        pose = BoardPose(K, R, tvec.reshape(3), calibrated)
-        seen = cv2.projectPoints(obj, rvec, tvec, K, None)[0].reshape(-1, 2)
-        if np.abs(seen - corners).max() <= POSE_PX:
-            return pose
-    # IPPE fails on a board seen exactly face on (NaN or a wrong pose): the plane's
-    # homography K [r1 r2 t] gives the pose directly
-    return _pose_from_homography(K, geom.corners_mm(), corners, calibrated)
+        poses.append(BoardPose(K, cv2.Rodrigues(rvec)[0], tvec.reshape(3), calibrated))
+    try:
+        poses.append(_pose_from_homography(K, mm, corners, calibrated))
+    except ValueError:
+        if not poses:
+            raise
+    return min(poses, key=lambda pose: _misfit_px(pose, mm, corners))
+
+
+def _misfit_px(pose: BoardPose, mm: np.ndarray, corners: np.ndarray) -> float:
+    """How far (px, the largest) ``pose`` puts the board's corners from ``corners``."""
+    seen = cv2.perspectiveTransform(mm.reshape(-1, 1, 2).astype(np.float64),
+                                    pose.plane_homography(0.0)).reshape(-1, 2)
+    return float(np.abs(seen - corners).max())
 
 
 def _pose_from_homography(K: np.ndarray, mm: np.ndarray, corners: np.ndarray,
