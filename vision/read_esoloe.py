@@ -72,7 +72,10 @@ FACE_CROP = 32  # models/symbol.onnx's input size
 FACE_CONFIDENT = 0.9  # a face (or player) reading under this is listed in ``uncertain``
 FACE_DECIDE = 0.9  # a face is given when orientations holding this much weight agree
 LABEL_FLOOR = 0.01  # the symbol head's probabilities are mixed with this much of uniform
-ROTATION_FLOOR = 0.02  # ... the rotation head's with this much (it is the less sure one)
+ROTATION_FLOOR = 0.005  # ... the rotation head's with this much (0.02 -> 0.005: dev renders,
+#   true corners, seeds 100..199 / 200..299, cubes resolved whole: tic-tac-toe overhead
+#   184 -> 205 of 336 / -, any camera 220 -> 232 of 337 / 182 -> 194 of 307, esoloe any
+#   207 -> 219 of 509 / 239 -> 254 of 544; faces given wrong 0 / 1 / 1 -> the same)
 STEEP_DEG = 15.0  # a field seen within this of straight down: its top face is the blob
 MAX_YAW_DEG = 24.0  # a top face is sought turned this much at most (cubes sit square)
 MAX_OFFSET_MM = 2.5  # ... and this far off its field's centre
