@@ -85,6 +85,8 @@ class TableGame:
     last_unclear: bool = False
     #: observations judged unclear since the last sure judgement, in order (``explain_through``)
     doubts: list[Observation] = field(default_factory=list)
+    #: doubtful observations were dropped (``Referee._doubt``)
+    doubts_dropped: bool = False
     #: plies before ``board`` began (the game followed again mid-way: ``follow_again``)
     ply_base: int = 0
     forced_win_seen: set[int] = field(default_factory=set)
@@ -192,8 +194,8 @@ class Referee:
     def _judge(self, tg: TableGame, obs: Observation) -> list[dict[str, Any]]:
         if obs.player_names is not None:
             tg.player_names = obs.player_names
-        verdict, explained, moved_on = None, False, obs.unread > 0
-        if tg.doubts:
+        verdict, explained, moved_on = None, False, obs.unread > 0 or tg.doubts_dropped
+        if tg.doubts and not tg.doubts_dropped:
             verdict, explained, through = explain_through(
                 tg.game, tg.state, tg.doubts, obs, self.min_confidence)
             moved_on = moved_on or through
@@ -205,7 +207,7 @@ class Referee:
                 # the referee is sure
                 again = follow_again(tg.game, tg.doubts, obs, self.min_confidence)
                 if again is None:
-                    tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]
+                    self._doubt(tg, obs)
                     return [unclear_event(obs.table, obs.seq, (
                         "No legal move explains the position from the last one the referee "
                         "is sure of, but the table was not read since; waiting for a "
@@ -214,11 +216,11 @@ class Referee:
                 tg.ply_base, tg.board = tg.ply, Board(tg.game, anchor)
         table, seq = obs.table, obs.seq
         if verdict is None:
-            tg.doubts = [*tg.doubts, obs][-MAX_DOUBTS:]
+            self._doubt(tg, obs)
             return [unclear_event(table, seq, (
                 f"The position cannot be read with confidence ({obs.least_confidence:.2f}) "
                 "and no legal move explains it; check the table."))]
-        tg.doubts = []
+        tg.doubts, tg.doubts_dropped = [], False
         if verdict.kind == Judgement.SAME:
             if tg.in_violation:
                 tg.in_violation = False
@@ -243,6 +245,16 @@ class Referee:
         else:
             events.extend(self._forced_win(tg, seq))
         return events
+
+    @staticmethod
+    def _doubt(tg: TableGame, obs: Observation) -> None:
+        """``obs`` joins the doubtful observations; past ``MAX_DOUBTS`` the oldest is
+        dropped, and then no way is followed through them (one that skipped a move in the
+        dropped one could explain the table without it) until a judgement is sure again."""
+        tg.doubts.append(obs)
+        if len(tg.doubts) > MAX_DOUBTS:
+            del tg.doubts[0]
+            tg.doubts_dropped = True
 
     def _push(self, tg: TableGame, seq: int, moves: tuple[Move, ...]) -> dict[str, Any]:
         """Plays the judged moves on the board; one ``move`` event for them all."""

@@ -335,3 +335,18 @@ def test_a_game_is_not_begun_mid_way_from_a_position_read_in_doubt():
     events = run(obs(1, "A.B..", confidence=0.5), obs(2, "A.B.."), obs(3, "AAB.."))
     assert [e["event"] for e in events] == ["unclear", "move", "win"]
     assert "read in doubt (0.50)" in events[0]["message"]
+
+
+def test_past_the_doubts_kept_no_way_is_followed_through_them():
+    """A move in doubt, then misread pictures (no reading legal): with five doubtful
+    pictures (MAX_DOUBTS 4 kept) a way through the last four could skip the move in the
+    first, so a position only such a way explains is unclear; with four it is judged
+    through them."""
+    misread = [obs(i, cells, confidence=0.5)
+               for i, cells in zip(range(3, 7), ("AAB..", "AABB.", "BBB..", "AAAA."), strict=True)]
+    first = obs(2, "A....", confidence=0.58, uncertain=DOUBTFUL_A)
+    events = run(obs(1, "....."), first, *misread, obs(7, "AB..."))
+    assert [e["event"] for e in events] == ["unclear"] * 6
+    events = run(obs(1, "....."), first, *misread[:3], obs(7, "AB..."))
+    assert [e["event"] for e in events] == ["unclear"] * 4 + ["move"]
+    assert events[-1]["moves"] == ["@0", "@1"]
