@@ -16,6 +16,11 @@ every decision below, in prose):
   reference.
 - An observation that no reading explains legally yields ``unclear`` instead of a
   violation when its confidence is below ``min_confidence``.
+- After ``unclear`` observations the next one is judged through them (``explain_through``:
+  a move the referee could not read, then the next, announced together); while the table
+  may have moved on unseen (those, or the camera's ``unread`` scenes) a violation is
+  ``unclear``, and a game lost so is followed again from two sure readings a legal move
+  apart (``follow_again``). A game is not begun mid-way on a reading in doubt.
 - After ``win``/``draw`` nothing is judged until the start position is seen again (or
   the table's game id changes), which begins a new game.
 """
