@@ -51,12 +51,14 @@ seat's card lies, whose disc differs most from a light ring of card around it
 
 from __future__ import annotations
 
+import itertools
+
 import cv2
 import numpy as np
 
 from rules.cubes_position import reading_turns
 from vision.board import BoardFix, Geometry, homography
-from vision.classifier import shared, stone_token
+from vision.classifier import Prediction, shared, stone_token
 from vision.grid import board_pose, square_crop
 from vision.observe import predict
 from vision.reading import Reading
@@ -70,6 +72,7 @@ SEAT_DIRECTIONS = {"south": (0.0, -1.0), "north": (0.0, 1.0), "east": (1.0, 0.0)
 CARD_REACH_MM = 225.0  # a dependency card's centre from the board's centre (about)
 CARD_DISC_MM = 45.0  # the disc's diameter on a dependency card
 CARD_MM_PX = 3.0  # mm a pixel of the card search views
+MIN_SEEN = 0.5  # least share of a card's disc square, or of a ring side used, in the frame
 SATURATED = 0.3  # saturation (balanced on the paper's white) of a player's colour
 DARK = 0.38  # brightness (1 = the paper's) under which an unsaturated patch is black
 PX_PER_MM = 1.5  # of the rectified views of the fields
@@ -95,6 +98,7 @@ SECOND_CAP = 0.97
 #: for its owner); a turned 3 can read as a likely 5, so a likelier turn alone is not enough
 DIGIT_DOUBT = 0.5
 DIGIT_SURE = 0.9
+DIGIT_FLOOR = 1e-4  # least probability of a digit in the joint reading (``_one_of_each``)
 #: the occupancy model: weights of the six measures (``_measures``), then of the same six
 #: times the slant, then of the slant, then the bias; logit > 0: a white stone. Fitted by
 #: L2-regularised logistic regression (lambda 1, standardised measures) on the fields
@@ -330,9 +334,11 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
     of a game in doubt (the referee announces no violation in an observation it doubts)."""
     out = {}
     s = CARD_MM_PX
+    frame = np.full(image.shape[:2], 255, np.uint8)
     # half sides: a square inside the disc, a ring of card round it (inside the card's 62 mm)
     inside, ring = round(12.0 / s), (round(24.0 / s), round(30.0 / s))
-    along, across = 130.0, 70.0  # half extents of the search view (mm)
+    along, across = 160.0, 70.0  # half extents of the search view (mm; cards lie up to
+    # 3 sd = 105 mm along their side from the seat's middle, vision.render.scene)
     for seat, (dx, dy) in SEAT_DIRECTIONS.items():
         u0, v0 = dx * CARD_REACH_MM, dy * CARD_REACH_MM
         hu, hv = (across, along) if dx else (along, across)
@@ -341,30 +347,54 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
         crop = cv2.warpPerspective(image, H_table @ to_mm, (w, h),
                                    flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
                                    borderMode=cv2.BORDER_REPLICATE)
+        # what of the view lies in the frame: a card partly beyond the frame's edge is
+        # judged on its sides in the frame (the edge repeated is no card)
+        seen = cv2.warpPerspective(frame, H_table @ to_mm, (w, h),
+                                   flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_CONSTANT, borderValue=0) > 0
+        if not seen.any():
+            out[seat] = (None, 0.0)
+            continue
         lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
-        disc = _box_means(lab, inside, inside)
-        sides = _ring_sides(lab, *ring)
-        rim = sum(sides) / 4
-        side_L = np.stack([side[..., 0] for side in sides])
+        if seen.all():
+            disc_cover, covers = np.ones((h, w), np.float32), np.ones((4, h, w), np.float32)
+            disc, sides = _box_means(lab, inside, inside), np.stack(_ring_sides(lab, *ring))
+        else:  # means over what lies in the frame
+            m = seen.astype(np.float32)
+            disc_cover, covers = _box_means(m, inside, inside), np.stack(_ring_sides(m, *ring))
+            disc = _box_means(lab * m[..., None], inside, inside) / np.maximum(
+                disc_cover, 1e-3)[..., None]
+            sides = np.stack(_ring_sides(lab * m[..., None], *ring)) / np.maximum(
+                covers, 1e-3)[..., None]
+        usable = covers >= MIN_SEEN
+        n_usable = usable.sum(axis=0)
+        rim = (sides * usable[..., None]).sum(axis=0) / np.maximum(n_usable, 1)[..., None]
+        side_L = sides[..., 0]
+        side_hi = np.where(usable, side_L, -np.inf).max(axis=0)
+        side_lo = np.where(usable, side_L, np.inf).min(axis=0)
         contrast = np.linalg.norm(disc - rim, axis=2)
-        table_L = float(np.median(lab[..., 0]))
-        # the card: all four sides of the ring light and alike
-        score = (contrast - 2.0 * (side_L.max(axis=0) - side_L.min(axis=0))
-                 + 0.5 * (side_L.min(axis=0) - table_L))
-        score[disc[..., 0] > rim[..., 0] - 10.0] = -np.inf  # every disc is darker than card
+        table_L = float(np.median(lab[..., 0][seen]))
+        # the card: all four sides of the ring (those in the frame) light and alike
+        with np.errstate(invalid="ignore"):
+            score = contrast - 2.0 * (side_hi - side_lo) + 0.5 * (side_lo - table_L)
+        score[(disc[..., 0] > rim[..., 0] - 10.0) | (disc_cover < MIN_SEEN)
+              | (n_usable < 2)] = -np.inf  # every disc is darker than card
         cy, cx = divmod(int(np.argmax(score)), w)
-        if not np.isfinite(score[cy, cx]) or contrast[cy, cx] < 25.0 or np.ptp(
-                side_L[:, cy, cx]) > 40.0:
+        if not np.isfinite(score[cy, cx]) or contrast[cy, cx] < 25.0 or (
+                side_hi[cy, cx] - side_lo[cy, cx]) > 40.0:
             out[seat] = (None, 0.0)
             continue
         bgr = crop.astype(np.float32)
-        disc_bgr = bgr[max(cy - inside, 0):cy + inside + 1, max(cx - inside, 0):cx + inside + 1]
+        dy0, dx0 = max(cy - inside, 0), max(cx - inside, 0)
+        disc_bgr = bgr[dy0:cy + inside + 1, dx0:cx + inside + 1][
+            seen[dy0:cy + inside + 1, dx0:cx + inside + 1]]
         y0, y1 = max(cy - ring[1], 0), cy + ring[1] + 1
         x0, x1 = max(cx - ring[1], 0), cx + ring[1] + 1
         yy, xx = np.mgrid[y0:min(y1, h), x0:min(x1, w)]
         dy, dx = np.abs(yy - cy), np.abs(xx - cx)
-        on_ring = (np.maximum(dy, dx) > ring[0]) & (np.minimum(dy, dx) <= ring[0])
-        colours, conf = _colours(np.median(disc_bgr.reshape(-1, 3), axis=0),
+        on_ring = (np.maximum(dy, dx) > ring[0]) & (np.minimum(dy, dx) <= ring[0]) & seen[
+            y0:y1, x0:x1]
+        colours, conf = _colours(np.median(disc_bgr, axis=0),
                                  np.median(bgr[y0:y1, x0:x1][on_ring], axis=0))
         out[seat] = (colours[0], float(conf[0]) if colours[0] is not None else 0.0)
     return out
@@ -401,6 +431,37 @@ def _best_turns(calibration, model, crops: list[np.ndarray], predictions: list) 
         best = max(again[3 * j:3 * j + 3], key=lambda p: p["digit"].probability)
         if best["digit"].probability >= DIGIT_SURE:
             predictions[k] = best
+
+
+def _one_of_each(predictions: list, count: int, labels: tuple[str, ...]) -> None:
+    """Each colour has one stone of each digit (``rules.cubes_position``: a second token
+    is no position): per colour the model read among the first ``count`` predictions,
+    the digits (``labels``: the digit head's) of its stones are read jointly, replacing
+    each stone's digit head in ``predictions`` by the probabilities of each digit summed
+    over all assignments without a digit twice (weighed by the product of the stones'
+    own), read as each stone's likeliest digit, or where two would read the same, as the
+    likeliest assignment. A 6 read as a 5 beside a surer 5 then reads 6, and the sure 5
+    stays; a colour read on more stones than it has is left as read."""
+    groups: dict[str, list[int]] = {}
+    for k, p in enumerate(predictions[:count]):
+        if p["kind"].label not in ("white", "empty"):
+            groups.setdefault(p["kind"].label, []).append(k)
+    for group in groups.values():
+        if not 2 <= len(group) <= len(labels):
+            continue
+        probs = np.array([[max(dict(predictions[k]["digit"].top).get(d, 0.0), DIGIT_FLOOR)
+                           for d in labels] for k in group])
+        assign = np.array(list(itertools.permutations(range(len(labels)), len(group))))
+        weight = probs[np.arange(len(group)), assign].prod(axis=1)
+        marginals = np.stack([np.bincount(assign[:, j], weight, len(labels))
+                              for j in range(len(group))]) / weight.sum()
+        best = marginals.argmax(axis=1)
+        if len(set(best)) < len(group):
+            best = assign[int(np.argmax(weight))]
+        for j, k in enumerate(group):
+            top = tuple((labels[d], float(marginals[j, d])) for d in np.argsort(-marginals[j]))
+            predictions[k] = {**predictions[k], "digit": Prediction(
+                labels[best[j]], float(marginals[j, best[j]]), top)}
 
 
 def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[dict]:
@@ -492,6 +553,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                 crops[k] = upright(crops[k], reading_turns(seats[LETTERS[colour]]))
         predictions = predict(calibration, "stone", model, crops, 5)
         _best_turns(calibration, model, crops[:len(stones)], predictions)
+        _one_of_each(predictions, len(stones), model.heads["digit"])
     second = {i: _white_or_empty(predictions[len(stones) + k]["kind"])
               for k, i in enumerate(doubted)}
     for i in plain:
