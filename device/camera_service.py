@@ -13,6 +13,15 @@ with a last-value cache so that a referee that joins gets the current position a
 frames with (``docs/calibration.md``, "Using the calibration"); a bad one is one line
 naming the file and key, exit status 2.
 
+A second camera (``--second-camera SOURCE``, the e-SOLO-e family, whose readings
+``vision.fuse`` fuses): its own source (``--second-path``, ``--second-device``; the size
+and frame rate are the first's), seat (``--second-seat``, north by default: facing the
+first) and intrinsics (``--second-calibration``; the board, colour and profile files are
+the first camera's, the profile serves both). A frame of each is taken per step (live
+cameras: each one's newest, so the two were captured within a frame interval) and the
+tracker watches both (``device.tracker``). The synthetic second camera draws the same
+scripted game from its seat. Another game with a second camera is refused (exit 2).
+
 The observations' ``seq`` starts at ``--first-seq`` (default: the clock in milliseconds),
 so it keeps increasing across restarts, as the referee requires. A finite source
 (``folder``, ``video``, ``synthetic``) that comes to its end leaves the service running,
@@ -33,6 +42,7 @@ import argparse
 
 SOURCES = ("synthetic", "folder", "video", "usb", "picamera2")
 LIVE = ("usb", "picamera2")  # captured in their own thread, keeping only the newest frame
+FUSED = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")  # vision.fuse.FAMILY (kept light)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,6 +114,21 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jsonl", metavar="FILE",
                         help="also append each observation to FILE (JSONL)")
     add_calibration_arguments(parser)
+    parser.add_argument("--second-camera", choices=SOURCES, metavar="SOURCE",
+                        help="a second camera's source (e-SOLO-e family: the two readings "
+                        "fused; synthetic: the same scripted game from --second-seat)")
+    parser.add_argument("--second-path", metavar="PATH",
+                        help="the second camera's folder or video file")
+    parser.add_argument("--second-device", default="1", metavar="DEV",
+                        help="the second camera's usb index or /dev/videoN, or picamera2 "
+                        "camera number (default 1)")
+    parser.add_argument("--second-seat", choices=("north", "south"), default="north",
+                        help="the side of the board the second camera stands on (default "
+                        "north, facing the first)")
+    parser.add_argument("--second-calibration", metavar="FILE",
+                        help="the second camera's intrinsics (tableref calibrate camera)")
+    parser.add_argument("--second-view", choices=("overhead", "oblique"), default=None,
+                        help="synthetic second camera: where it looks from (default --view)")
 
 
 def add_calibration_arguments(parser: argparse.ArgumentParser) -> None:
@@ -134,6 +159,31 @@ def load_calibration(args: argparse.Namespace) -> dict | None:
     return calibration or None
 
 
+def second_calibration(path: str | None, first: dict | None) -> dict | None:
+    """The second camera's calibration dict: its intrinsics file (``path``), the first's
+    set enrolment (the profile serves both); None when neither. Raises
+    ``calibration.files.CalibrationError`` as ``load_calibration``."""
+    from calibration.files import for_vision
+
+    second = for_vision(camera=path)
+    if first and "profile" in first:
+        second["profile"] = first["profile"]
+    return second or None
+
+
+def check_second(args: argparse.Namespace) -> None:
+    """ValueError (one line) for second-camera options that do not fit together."""
+    if getattr(args, "second_camera", None) is None:
+        given = [f"--second-{k}" for k in ("path", "calibration")
+                 if getattr(args, f"second_{k}", None)]
+        if given:
+            raise ValueError(f"{' and '.join(given)} need{'s' * (len(given) == 1)} "
+                             "--second-camera SOURCE")
+    elif args.game not in FUSED:
+        raise ValueError(f"--second-camera: two cameras are fused for {', '.join(FUSED)} "
+                         f"only, not {args.game}")
+
+
 def run(args: argparse.Namespace) -> int:
     """``tableref camera``: logs to standard error, runs until stopped."""
     import logging
@@ -154,7 +204,8 @@ def _size(text: str) -> tuple[int, int]:
 def _synthetic_script(args: argparse.Namespace) -> dict:
     """The renderer's scripted game for ``--game``: the settled positions of the demo's
     seeded game (``device.demo.scripted_positions``: hands between the moves, an illegal
-    change put back), the first ``--plies`` plies only (each is seconds of frames)."""
+    change put back), the first ``--plies`` plies only (each is seconds of frames). A
+    second synthetic camera draws it with ``seat`` set to ``--second-seat``."""
     import time
 
     from device.demo import scripted_positions
@@ -165,6 +216,16 @@ def _synthetic_script(args: argparse.Namespace) -> dict:
     return {"game": args.game, "positions": scripted_positions(args.game, args.seed, args.plies),
             "seed": args.seed, "fps": args.fps, "start_time": time.time(),
             "options": RenderOptions(camera_mode=args.view, effects=effects)}
+
+
+def _second_script(script: dict, args: argparse.Namespace) -> dict:
+    """The first camera's scripted game drawn from the second camera's seat (the same
+    game, frame times, board, nudges and hands), from ``--second-view`` where given."""
+    from dataclasses import replace
+
+    view = args.second_view or args.view
+    return {**script, "seat": args.second_seat,
+            "options": replace(script["options"], camera_mode=view)}
 
 
 def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
@@ -190,19 +251,30 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
 
     log = logging.getLogger("tableref.camera")
     stop = stop or threading.Event()
-    source = publisher = jsonl = None
+    source = second = publisher = jsonl = None
     from rules.core import RulesError
     from rules.registry import get_game
 
     try:
         get_game(args.game)  # an unknown game id: one line now, not at the first read
+        check_second(args)
         calibration = load_calibration(args)
+        script = _synthetic_script(args) if "synthetic" in (
+            args.source, args.second_camera) else None
         config = SourceConfig(
             args.source, path=args.path, device=args.device, size=_size(args.size),
-            fps=args.fps, loop=args.loop,
-            script=_synthetic_script(args) if args.source == "synthetic" else None)
+            fps=args.fps, loop=args.loop, script=script if args.source == "synthetic" else None)
         source = open_source(config)
         source.open()
+        second_cal = None
+        if args.second_camera is not None:
+            second_cal = second_calibration(args.second_calibration, calibration)
+            second = open_source(SourceConfig(
+                args.second_camera, path=args.second_path, device=args.second_device,
+                size=config.size, fps=args.fps, loop=args.loop,
+                script=_second_script(script, args) if (
+                    args.second_camera == "synthetic") else None))
+            second.open()
         curve = None
         if args.curve_allowed or args.curve_secret:
             if not (args.curve_allowed and args.curve_secret):
@@ -212,7 +284,7 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
         if args.jsonl:
             jsonl = open(args.jsonl, "a", encoding="utf-8")  # noqa: SIM115 (closed below)
     except (SourceError, StreamError, RulesError, OSError, ValueError) as err:
-        for part in (source, publisher, jsonl):
+        for part in (source, second, publisher, jsonl):
             if part is not None:
                 part.close()
         print(f"tableref camera: {err}", file=sys.stderr)
@@ -220,24 +292,32 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
     first_seq = args.first_seq if args.first_seq is not None else int(time.time() * 1000)
     tracker = Tracker(TrackerConfig(game=args.game, table=args.table, settle_s=args.settle_s,
                                     settle_frames=args.settle_frames, first_seq=first_seq,
-                                    calibration=calibration))
+                                    calibration=calibration,
+                                    second_seat=args.second_seat if second else None,
+                                    second_calibration=second_cal))
     names = [n.strip() for n in args.players.split(",")] if getattr(args, "players", None) else None
     notify = sd_notify if systemd else (lambda *lines: False)
     watchdog = Watchdog() if systemd else None
     notify("READY=1", f"STATUS=publishing table {args.table} at {publisher.endpoint}")
-    log.info("table %s: publishing the observations of the %s source at %s (first seq %d)",
-             args.table, args.source, publisher.endpoint, first_seq)
+    log.info("table %s: publishing the observations of the %s source%s at %s (first seq %d)",
+             args.table, args.source, "" if second is None else
+             f" and the {args.second_camera} source ({args.second_seat})",
+             publisher.endpoint, first_seq)
     if ready is not None:
         ready(publisher)
     restore = stop_on_signals(stop)
-    status, finished, latest = 0, False, None
+    status, finished = 0, False
+    cameras = [(source, None)] + ([] if second is None else [(second, None)])
     try:
         deadline = time.monotonic() + getattr(args, "wait_subscriber", 0.0)
         while not stop.is_set() and not publisher.subscriptions and time.monotonic() < deadline:
             publisher.pump(timeout=0.05)
             if watchdog is not None:
                 watchdog.tick()
-        latest = LatestFrame(source).start() if args.source in LIVE else None
+        cameras = [(source, LatestFrame(source).start() if args.source in LIVE else None)]
+        if second is not None:
+            cameras.append((second, LatestFrame(second).start()
+                            if args.second_camera in LIVE else None))
         while not stop.is_set():
             publisher.pump()
             if watchdog is not None:
@@ -245,18 +325,22 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
             if finished:
                 stop.wait(0.1)
                 continue
-            try:
-                frame = latest.get(timeout=0.2) if latest is not None else source.read()
+            try:  # one frame of each camera, in step
+                frames = [latest.get(timeout=0.2) if latest is not None else src.read()
+                          for src, latest in cameras]
             except SourceError as err:
                 log.error("%s", err)
                 status = 1
                 break
-            if frame is None:
-                if latest is None or latest.ended:
-                    if latest is not None and latest.error is not None:
-                        log.error("%s", latest.error)
-                        status = 1
-                        break
+            if any(frame is None for frame in frames):
+                gone = [latest for (_, latest), frame in zip(cameras, frames, strict=True)
+                        if frame is None and (latest is None or latest.ended)]
+                error = next((lt.error for lt in gone if lt is not None and lt.error), None)
+                if error is not None:
+                    log.error("%s", error)
+                    status = 1
+                    break
+                if gone:
                     finished = True
                     if ended is not None:
                         ended.set()
@@ -264,7 +348,7 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
                              "observation until stopped", tracker.frames)
                     notify("STATUS=source ended; serving the last observation")
                 continue
-            obs = tracker.feed(frame)
+            obs = tracker.feed(*frames)
             if progress is not None:
                 progress(tracker, obs)
             if obs is None:
@@ -279,9 +363,10 @@ def serve(args: argparse.Namespace, *, stop=None, ready=None, ended=None,
     finally:
         restore()
         notify("STOPPING=1")
-        if latest is not None:
-            latest.stop()
-        source.close()
+        for src, latest in cameras:
+            if latest is not None:
+                latest.stop()
+            src.close()
         publisher.close()
         if jsonl is not None:
             jsonl.close()

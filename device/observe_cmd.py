@@ -69,8 +69,7 @@ def _calibration(path: str) -> dict:
 def _calibrations(args: argparse.Namespace) -> tuple[dict | None, dict | None]:
     """The first and the second camera's calibration dicts; ValueError (one line) for a
     bad file or arguments that do not fit together."""
-    from calibration.files import for_vision
-    from device.camera_service import load_calibration
+    from device.camera_service import load_calibration, second_calibration
 
     if args.calibration and args.camera_calibration:
         raise ValueError("give the camera's intrinsics once: --calibration or "
@@ -90,10 +89,7 @@ def _calibrations(args: argparse.Namespace) -> tuple[dict | None, dict | None]:
             first.update(_calibration(args.calibration))
         except ValueError as e:
             raise ValueError(f"{args.calibration}: {e}") from None
-    second = for_vision(camera=args.second_calibration)
-    if "profile" in first:
-        second["profile"] = first["profile"]
-    return first or None, second or None
+    return first or None, second_calibration(args.second_calibration, first)
 
 
 def _read(path: str):

@@ -26,7 +26,9 @@ import argparse
 
 CAMERA_OPTIONS = ("game", "table", "source", "path", "device", "size", "fps", "loop", "seed",
                   "plies", "view", "lighting", "settle_s", "settle_frames", "first_seq",
-                  "players", "jsonl", "camera_calibration", "board", "colour", "profile")
+                  "players", "jsonl", "camera_calibration", "board", "colour", "profile",
+                  "second_camera", "second_path", "second_device", "second_seat",
+                  "second_calibration", "second_view")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -50,6 +50,18 @@ in the reading: covered by a cube put on top, or a side the camera does not face
 carried from the last reading that saw it, as long as the cube is still the same one
 (same field, level and colour, and every face seen now agrees with what was seen then);
 a face never seen stays null.
+
+Two cameras (``TrackerConfig.second_seat``, the e-SOLO-e family: ``vision.fuse``): each
+frame is a pair, ``feed(frame, second)``, captured at the same instant. Each camera has
+its own change detection (its own board region, anchor and last reading); the scene
+moves when either picture changes (a hand in either view), and a settled scene is read
+again only when either moved since the last reading. The reading is both frames, each
+through its own ``Observer`` (each camera's board tracked on its own, each with its
+calibration), fused by ``vision.fuse.fuse_images`` (the second camera's reading turned
+half round when it sits north); a hand either camera sees makes it not stable. The
+observation's ``board`` is the first camera's corners and ``board_second`` the second's
+(absent for a camera that could not read the frame: its change detection then watches
+its whole frame again).
 """
 
 from __future__ import annotations
@@ -86,6 +98,8 @@ class TrackerConfig:
     first_seq: int = 1  # keep seq increasing across restarts (e.g. start from the clock)
     calibration: dict | None = None  # passed to vision's observe
     remember: bool = True  # carry unseen cube faces from when they were seen (CubeMemory)
+    second_seat: str | None = None  # two cameras: the second's side, north or south
+    second_calibration: dict | None = None  # the second camera's, for vision
 
 
 def watched_region(game: str, margin: float) -> tuple[np.ndarray, tuple] | None:
@@ -114,75 +128,119 @@ def watched_region(game: str, margin: float) -> tuple[np.ndarray, tuple] | None:
     return geom.corners_mm(), (u0, u1, v0, v1)
 
 
+class _View:
+    """One camera's change detection: its stream's frame size, the board region it
+    watches, the anchor of the current still run and the picture at the last reading."""
+
+    def __init__(self) -> None:
+        self.size: tuple[int, int] | None = None  # (w, h) of the stream's frames
+        self.board: np.ndarray | None = None  # full-frame px -> lores board picture
+        self.board_size: tuple[int, int] | None = None
+        self.board_json: dict | None = None  # the corners it was made from
+        self.anchor: np.ndarray | None = None
+        self.last_read: np.ndarray | None = None  # lores picture at the last recognition
+
+
 class Tracker:
     """Feed it frames in order; it returns a stable observation when a change settled.
 
     ``recognise(image, seq, time) -> observation`` may be given (tests, other pipelines);
-    it raises ``vision.observe.ObserveError`` (or any ValueError) for an unreadable scene.
-    Without it, ``observer`` (a ``vision.observe.Observer``) reads the frames.
+    it raises ``vision.observe.ObserveError`` (or any ValueError) for an unreadable scene;
+    with two cameras ``image`` is the pair of frames (the observation's ``board`` and
+    ``board_second`` are then each camera's corners). Without it, ``observers`` (a
+    ``vision.observe.Observer`` a camera; ``observer`` the first) read the frames.
     Counters: ``frames`` (fed), ``skipped`` (bad frames), ``recognised`` (recognition
     runs), ``failed`` (runs that gave no observation).
     """
 
     def __init__(self, config: TrackerConfig,
-                 recognise: Callable[[np.ndarray, int, float], dict] | None = None):
+                 recognise: Callable[[Any, int, float], dict] | None = None):
+        from vision.fuse import FAMILY
+
+        if config.second_seat is not None and (
+                config.second_seat not in ("north", "south") or config.game not in FAMILY):
+            raise ValueError(f"a second camera ({config.second_seat}) is fused for "
+                             f"{', '.join(FAMILY)} seated north or south, not {config.game}")
         self.config = config
-        self.observer = None
+        self.views = [_View()] if config.second_seat is None else [_View(), _View()]
+        self.observers: list = []
         if recognise is None:
             from vision.observe import Observer
 
-            self.observer = Observer(config.game, calibration=config.calibration,
-                                     table=config.table)
-        self.recognise = recognise or self._observe
+            self.observers = [
+                Observer(config.game, calibration=cal, table=config.table)
+                for cal in (config.calibration, config.second_calibration)[:len(self.views)]]
+        self.observer = self.observers[0] if self.observers else None
+        self.recognise = recognise or (self._observe if len(self.views) == 1
+                                       else self._observe_pair)
         self.memory = CubeMemory(config.game) if config.remember else None
         self.seq = config.first_seq
         self.frames = self.skipped = self.recognised = self.failed = 0
-        self._size: tuple[int, int] | None = None  # (w, h) of the stream's frames
         self._watch = watched_region(config.game, config.board_margin)  # board mm
-        self._board: np.ndarray | None = None  # full-frame px -> lores board picture
-        self._board_size: tuple[int, int] | None = None
-        self._board_json: dict | None = None  # the corners it was made from
-        self._anchor: np.ndarray | None = None
         self._anchor_time = 0.0
         self._run = 0  # frames in the current still run
         self._done = False  # this run was recognised (or tried)
-        self._last_read: np.ndarray | None = None  # lores picture at the last recognition
         self._unread = 0  # settled scenes vision could not read since the last observation
 
     @property
     def still_since(self) -> float | None:
         """Capture time of the first frame of the current still run: the frame in which
         the scene settled (None before the first frame)."""
-        return None if self._anchor is None else self._anchor_time
+        return None if self.views[0].anchor is None else self._anchor_time
 
     def _observe(self, image: np.ndarray, seq: int, time: float) -> dict:
         return self.observer.observe(image, seq=seq, time=time)
 
+    def _observe_pair(self, images: tuple, seq: int, time: float) -> dict:
+        """Both cameras' frames, each read by its own Observer, fused (``fuse_images``)."""
+        from vision.fuse import fuse_images
+
+        readings: list[dict | None] = [None, None]
+
+        def reader(i: int):
+            def read(image, **kw):
+                readings[i] = self.observers[i].observe(image, **kw)
+                return readings[i]
+            return read
+
+        obs = fuse_images(*images, self.config.game, seats=("south", self.config.second_seat),
+                          readers=(reader(0), reader(1)), seq=seq, time=time)
+        obs.pop("board", None)
+        obs.pop("board_second", None)
+        for key, reading in zip(("board", "board_second"), readings, strict=True):
+            if reading is not None:
+                obs[key] = reading["board"]
+                if reading.get("stable") is False:  # a hand in this camera's view
+                    obs["stable"] = False
+        return obs
+
     # ------------------------------------------------------------------ change detection
-    def lores(self, image: np.ndarray, small: np.ndarray | None = None) -> np.ndarray:
+    def lores(self, image: np.ndarray, small: np.ndarray | None = None,
+              view: _View | None = None) -> np.ndarray:
         """The change-detection picture of a BGR frame: the rectified board region once
         the board is known, else the whole frame; grey, ``lores_width`` wide. ``small``:
         the frame's own small grey picture of the same view (any size up to the frame's),
-        used in place of the frame."""
+        used in place of the frame. ``view``: the camera's (default the first)."""
+        view = view or self.views[0]
         h, w = image.shape[:2]
         if small is not None:
             sh, sw = small.shape
-            if self._board is not None:
+            if view.board is not None:
                 S = np.diag([sw / w, sh / h, 1.0])
-                return cv2.warpPerspective(small, S @ self._board, self._board_size,
+                return cv2.warpPerspective(small, S @ view.board, view.board_size,
                                            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
             width = self.config.lores_width
             return cv2.resize(small, (width, max(1, round(h * width / w))),
                               interpolation=cv2.INTER_AREA)
-        if self._board is not None:
+        if view.board is not None:
             # shrink first (cheap, averages the noise), then warp the small grey picture
-            small_w = 2 * self._board_size[0]
+            small_w = 2 * view.board_size[0]
             scale = small_w / w
             small = cv2.resize(image, (small_w, max(1, round(h * scale))),
                                interpolation=cv2.INTER_AREA)
             grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
             S = np.diag([scale, scale, 1.0])
-            return cv2.warpPerspective(grey, S @ self._board, self._board_size,
+            return cv2.warpPerspective(grey, S @ view.board, view.board_size,
                                        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         width = self.config.lores_width
         small = cv2.resize(image, (width, max(1, round(h * width / w))),
@@ -211,10 +269,13 @@ class Tracker:
         return bool(cv2.boxFilter(changed.astype(np.float32), -1, (k, k),
                                   normalize=False).max() >= self.config.piece_px)
 
-    def _set_board(self, board: dict | None) -> None:
+    def _set_board(self, board: dict | None, view: _View | None = None) -> None:
         """Change detection on the board region of ``board`` (the observation's corners
-        nw, ne, se, sw in frame px); None: on the whole frame."""
-        self._board = None
+        nw, ne, se, sw in frame px); None: on the whole frame. ``view``: the camera's
+        (default the first)."""
+        view = view or self.views[0]
+        view.board_json = board
+        view.board = None
         if not board or any(k not in board for k in CORNERS):
             return
         quad = np.array([board[k] for k in CORNERS], np.float64)
@@ -232,8 +293,8 @@ class Tracker:
         bh = max(8, round(bw * side_h / max(side_w, 1e-6)))
         rect = np.array([[0, 0], [bw - 1, 0], [bw - 1, bh - 1], [0, bh - 1]], np.float32)
         # lores board px -> frame px (used with WARP_INVERSE_MAP)
-        self._board = cv2.getPerspectiveTransform(rect, quad.astype(np.float32))
-        self._board_size = (bw, bh)
+        view.board = cv2.getPerspectiveTransform(rect, quad.astype(np.float32))
+        view.board_size = (bw, bh)
 
     # ------------------------------------------------------------------ the stream
     @staticmethod
@@ -246,7 +307,7 @@ class Tracker:
             return small
         return None
 
-    def _usable(self, frame: Any) -> np.ndarray | None:
+    def _usable(self, frame: Any, view: _View) -> np.ndarray | None:
         image = getattr(frame, "image", None)
         name = getattr(frame, "name", None) or f"frame {self.frames}"
         why = None
@@ -256,60 +317,69 @@ class Tracker:
             why = "empty frame"
         elif image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
             why = f"not an 8-bit colour picture (shape {image.shape}, {image.dtype})"
-        elif self._size is not None and (image.shape[1], image.shape[0]) != self._size:
+        elif view.size is not None and (image.shape[1], image.shape[0]) != view.size:
             why = (f"size {image.shape[1]}x{image.shape[0]} differs from the stream's "
-                   f"{self._size[0]}x{self._size[1]}")
+                   f"{view.size[0]}x{view.size[1]}")
         if why is not None:
             self.skipped += 1
             log.warning("%s: %s, skipped", name, why)
             return None
-        self._size = (image.shape[1], image.shape[0])
+        view.size = (image.shape[1], image.shape[0])
         return image
 
-    def feed(self, frame: Any) -> dict | None:
-        """One frame (``image`` BGR uint8, ``time`` capture seconds); the stable
-        observation when this frame completes a settled scene, else None."""
+    def feed(self, frame: Any, second: Any = None) -> dict | None:
+        """One frame (``image`` BGR uint8, ``time`` capture seconds), and with two cameras
+        the second camera's of the same instant; the stable observation when this frame
+        completes a settled scene, else None."""
         self.frames += 1
-        image = self._usable(frame)
-        if image is None:
+        frames = (frame, second)[:len(self.views)]
+        images = [self._usable(f, view) for f, view in zip(frames, self.views, strict=True)]
+        if any(image is None for image in images):
             return None
         now = float(frame.time)
-        lores = self._small(frame, image)
-        small = self.lores(image, lores)
-        if (self._anchor is None or self._anchor.shape != small.shape
-                or self.changed(small, self._anchor)):
-            self._anchor, self._anchor_time, self._run, self._done = small, now, 1, False
+        lores = [self._small(f, image) for f, image in zip(frames, images, strict=True)]
+        smalls = [self.lores(image, lo, view)
+                  for image, lo, view in zip(images, lores, self.views, strict=True)]
+        if any(view.anchor is None or view.anchor.shape != small.shape
+               or self.changed(small, view.anchor)
+               for view, small in zip(self.views, smalls, strict=True)):
+            for view, small in zip(self.views, smalls, strict=True):
+                view.anchor = small
+            self._anchor_time, self._run, self._done = now, 1, False
             return None
         self._run += 1
         cfg = self.config
         if self._done or self._run < cfg.settle_frames or now - self._anchor_time < cfg.settle_s:
             return None
         self._done = True
-        if self._last_read is not None and not self.moved(small, self._last_read):
+        if all(view.last_read is not None and not self.moved(small, view.last_read)
+               for view, small in zip(self.views, smalls, strict=True)):
             return None  # a hand came and went; nothing moved
-        return self._read(image, lores, small, now)
+        return self._read(images, lores, now)
 
-    def _read(self, image: np.ndarray, lores: np.ndarray | None, small: np.ndarray,
+    def _read(self, images: list[np.ndarray], lores: list[np.ndarray | None],
               now: float) -> dict | None:
         self.recognised += 1
         try:
-            obs = self.recognise(image, self.seq, now)
+            obs = self.recognise(images[0] if len(images) == 1 else tuple(images),
+                                 self.seq, now)
         except Exception as err:  # noqa: BLE001 (a frame must not end the stream)
             self.failed += 1
             self._unread += 1
-            self._last_read = None
             if isinstance(err, ValueError):  # ObserveError is one: said in a line
                 log.warning("settled scene at %.3f not read: %s", now, err)
             else:
                 log.exception("settled scene at %.3f not read: vision failed", now)
-            if self._board is not None:  # the board may have moved: watch the whole frame
-                self._board_json = None
-                self._set_board(None)
-                self._anchor = self.lores(image, lores)
+            for view, image, lo in zip(self.views, images, lores, strict=True):
+                view.last_read = None
+                if view.board is not None:  # the board may have moved: the whole frame
+                    self._set_board(None, view)
+                    view.anchor = self.lores(image, lo, view)
             return None
         if obs.get("stable") is False:  # vision saw a hand across the board: not still
             self.failed += 1
-            self._last_read = None
+            for view in self.views:
+                view.last_read = None
             log.info("settled scene at %.3f not used: vision sees a hand across the board",
                      now)
             return None
@@ -319,14 +389,13 @@ class Tracker:
         if self.memory is not None:
             self.memory.apply(obs)
         self.seq += 1
-        board = obs.get("board")
-        if board != self._board_json:
-            self._board_json = board
-            self._set_board(board)
-            # the picture's region changed: start the comparison again on the new region
-            small = self.lores(image, lores)
-            self._anchor = small
-        self._last_read = small
+        for view, key, image, lo in zip(self.views, ("board", "board_second"), images, lores,
+                                        strict=False):
+            if obs.get(key) != view.board_json:
+                self._set_board(obs.get(key), view)
+                # the picture's region changed: start the comparison again on the new region
+                view.anchor = self.lores(image, lo, view)
+            view.last_read = self.lores(image, lo, view)
         return obs
 
     def run(self, frames: Iterable[Any]) -> Iterator[dict]:
@@ -391,7 +460,7 @@ def measure(seconds: float = 3.0) -> None:
     config = TrackerConfig(game="esoloe-tictactoe")
     whole = Tracker(config)
     board = Tracker(config)  # the real vision reads the first still scene: board known
-    if list(board.run(frames[:6])) == [] or board._board is None:
+    if list(board.run(frames[:6])) == [] or board.views[0].board is None:
         print("vision did not find the board; only the whole frame is measured")
         board = None
     for label, tracker in (("whole frame", whole), ("board region", board)):

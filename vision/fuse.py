@@ -180,21 +180,27 @@ def half_turn(obs: dict) -> dict:
 
 
 def fuse_images(image_a, image_b, game: str, calibrations=(None, None),
-                seats=("south", "north"), cube_set: str | None = None,
+                seats=("south", "north"), cube_set: str | None = None, readers=None,
                 **observe_args) -> dict:
     """Read two frames of the same instant and fuse them. ``calibrations``: one per camera
     (None: the assumed camera); ``seats``: the side of the board each camera stands on
     (south or north; the board finder names the nearer long side south, see ``half_turn``).
-    A frame that cannot be read is left out; when neither can, the first frame's
-    ``ObserveError`` is raised. ``observe_args``: table, seq, time."""
+    ``readers``: one ``read(image, **observe_args)`` per camera in place of
+    ``vision.observe.observe`` (a stream's ``Observer.observe``, tracking each camera's
+    board; ``calibrations`` are then theirs). A frame that cannot be read is left out;
+    when neither can, the first frame's ``ObserveError`` is raised. ``observe_args``:
+    table, seq, time."""
     from vision.observe import ObserveError, observe
 
+    if readers is None:
+        readers = [lambda image, cal=cal, **kw: observe(image, game, calibration=cal, **kw)
+                   for cal in calibrations]
     got, errors = [], []
-    for image, cal, seat in zip((image_a, image_b), calibrations, seats, strict=True):
+    for image, read, seat in zip((image_a, image_b), readers, seats, strict=True):
         if seat not in ("south", "north"):
             raise ValueError(f"seat {seat!r}: a camera stands south or north of the board")
         try:
-            obs = observe(image, game, calibration=cal, **observe_args)
+            obs = read(image, **observe_args)
         except ObserveError as err:
             errors.append(err)
             continue

@@ -108,11 +108,53 @@ def test_a_settled_scene_is_written_and_published_and_sigterm_stops_cleanly(
         shutil.rmtree(sockets, ignore_errors=True)
 
 
+def test_two_cameras_front_and_back_are_read_together_and_fused(tmp_path):
+    """``--second-camera folder``: a frame of each folder per step, the two readings fused
+    into one observation with each camera's board corners."""
+    from vision.render.script import ScriptedGame
+
+    for seat in ("south", "north"):
+        image = ScriptedGame(GAME, [POSITION], seed=3, seat=seat).frame(0).image
+        (tmp_path / seat).mkdir()
+        for i in range(4):
+            cv2.imwrite(str(tmp_path / seat / f"frame{i}.png"), image)
+    address = f"ipc://{ipc_dir()}/obs"
+    jsonl = tmp_path / "obs.jsonl"
+    proc = _camera("--source", "folder", "--path", str(tmp_path / "south"), "--game", GAME,
+                   "--second-camera", "folder", "--second-path", str(tmp_path / "north"),
+                   "--jsonl", str(jsonl), "--publish", address, "--settle-s", "0")
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and proc.poll() is None and not (
+                jsonl.exists() and jsonl.read_text()):
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read()
+    assert "the folder source and the folder source (north)" in err and "Traceback" not in err
+    (line,) = jsonl.read_text().splitlines()  # one settled scene of both, read once
+    obs = ObservationReader().parse(line).raw
+    assert [len(c) for c in obs["position"]["cells"]] == [0, 0, 0, 0, 1, 0, 0, 0, 0]
+    assert obs["position"]["cells"][4][0]["player"] == 0
+    # each camera's corners: the north camera sees the board elsewhere in its frame
+    assert set(obs["board"]) >= {"nw", "ne", "se", "sw"} and obs["board_second"] != obs["board"]
+
+
 @pytest.mark.parametrize("args, says", [
     (["--source", "folder", "--path", "/nonexistent/frames"], "no such image folder"),
     (["--source", "folder", "--publish", "bogus://x"], "cannot publish on bogus://x"),
     (["--source", "folder", "--curve-secret", "camera.key_secret"], "CURVE needs both"),
     (["--source", "folder", "--game", "chess"], "unknown game 'chess'"),
+    (["--source", "folder", "--game", "neunfeld", "--second-camera", "folder"],
+     "two cameras are fused for esoloe, esoloe-tictactoe, esoloe-3andc only, not neunfeld"),
+    (["--source", "folder", "--second-calibration", "cam2.json"],
+     "--second-calibration needs --second-camera SOURCE"),
+    (["--source", "folder", "--second-camera", "folder",
+      "--second-path", "/nonexistent/back"], "no such image folder"),
 ])
 def test_a_setup_failure_is_one_line_and_exit_status_2(folder, args, says):
     if "--path" not in args:

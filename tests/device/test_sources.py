@@ -212,6 +212,37 @@ def test_synthetic_source_plays_the_renderers_scripted_game():
     assert all(isinstance(f.metadata["truth"], dict) for f in frames)
 
 
+def test_a_second_synthetic_camera_draws_the_same_game_from_the_north():
+    """``seat: north``: the same scripted game (frame times, positions, hands, board) seen
+    by a camera facing the first: the first camera turned half round the board."""
+    from vision.render.frame import RenderOptions
+
+    cube = {"player": 0, "faces": {"up": "fuji", "north": "blank", "east": "sakura",
+                                   "south": "fuji", "west": "geisha", "down": "sakura"}}
+    positions = [{"cells": [[] for _ in range(5)]},
+                 {"cells": [[], [], [cube], [], []]}]
+    script = {"game": "esoloe", "positions": positions, "seed": 3, "fps": 4.0,
+              "still_s": 0.5, "move_s": 1.0,
+              "options": RenderOptions(camera_mode="oblique", size=(320, 180))}
+    with open_source(SourceConfig("synthetic", script=script)) as a, open_source(
+            SourceConfig("synthetic", script={**script, "seat": "north"})) as b:
+        pairs = list(zip(a, b, strict=True))
+    assert len(pairs) == 10
+    for fa, fb in pairs:
+        ta, tb = fa.metadata["truth"], fb.metadata["truth"]
+        assert fa.time == fb.time and fa.metadata["phase"] == fb.metadata["phase"]
+        assert ta["position"] == tb["position"] and ta["hands"] == tb["hands"]
+        assert ta["board"]["pose"] == tb["board"]["pose"]
+        assert (tb["camera"]["azimuth_deg"] - ta["camera"]["azimuth_deg"]) % 360 == (
+            pytest.approx(180))
+        # the board's north-west corner: far side from the south, near side from the north
+        assert ta["board"]["corners"]["nw"][1] < ta["board"]["corners"]["sw"][1]
+        assert tb["board"]["corners"]["nw"][1] > tb["board"]["corners"]["sw"][1]
+    assert any(fa.metadata["truth"]["hands"] for fa, _ in pairs)
+    with pytest.raises(SourceError, match="south or north"):
+        open_source(SourceConfig("synthetic", script={**script, "seat": "east"})).open()
+
+
 def test_synthetic_source_without_a_script_says_what_it_needs():
     with pytest.raises(SourceError, match="needs script"):
         open_source(SourceConfig("synthetic")).open()

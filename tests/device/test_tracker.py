@@ -367,3 +367,108 @@ def test_a_reading_vision_marks_not_still_is_not_published_and_costs_no_seq():
     out = _play(tracker, _hand(3) + [one] * 4, 1.0)
     assert [o["seq"] for o in out] == [1] and out[0]["stable"] is True
     assert vision.calls == 2 and tracker.failed == 1
+
+
+# ---------------------------------------------------------------- two cameras
+
+def _play_pairs(tracker: Tracker, pairs: list[tuple[np.ndarray, np.ndarray]],
+                t0: float) -> list[dict]:
+    out = []
+    for i, (a, b) in enumerate(pairs):
+        t = t0 + i * 0.1
+        obs = tracker.feed(Frame(a, a[..., 0], t, i, f"a{i}"), Frame(b, b[..., 0], t, i, f"b{i}"))
+        if obs is not None:
+            out.append(obs)
+    return out
+
+
+class FakePairVision(FakeVision):
+    """Both cameras' frames: the first's board where FakeVision puts it, the second's
+    elsewhere (each camera's own corners)."""
+
+    def __init__(self):
+        super().__init__()
+        self.images: list = []
+
+    def __call__(self, images, seq, time):
+        self.images.append(images)
+        obs = super().__call__(images[0], seq, time)
+        obs["board_second"] = {"nw": [60, 30], "ne": [260, 30], "se": [260, 150],
+                               "sw": [60, 150]}
+        return obs
+
+
+PAIR = TrackerConfig(game=GAME, settle_frames=3, settle_s=0.2, second_seat="north")
+
+
+def test_two_cameras_a_hand_in_either_view_unsettles_and_a_change_in_either_is_read():
+    vision = FakePairVision()
+    tracker = Tracker(PAIR, vision)
+    empty, one = _table(), _table(((110, 50),))
+    assert len(_play_pairs(tracker, [(empty, empty)] * 8, 0.0)) == 1 and vision.calls == 1
+    assert len(vision.images[0]) == 2  # vision gets both frames of the instant
+    # each camera's change detection watches its own board
+    first, second = tracker.views
+    assert first.board_json["nw"] == [100, 40] and second.board_json["nw"] == [60, 30]
+    assert tracker.lores(empty, view=first).shape != tracker.lores(empty, view=second).shape
+    # a piece placed before the first camera while a hand stays in the second's view:
+    # never read under the hand, read once both views have settled
+    hands = _hand(8)
+    pairs = [(one, h) for h in hands + hands[::-1]] + [(one, empty)] * 8
+    obs = _play_pairs(tracker, pairs, 1.0)
+    assert [o["seq"] for o in obs] == [2] and vision.calls == 2
+    assert obs[0]["time"] > 1.0 + 0.1 * (len(hands) * 2)  # after the hand left
+    # a hand came and went; nothing moved in either view: not read again
+    assert _play_pairs(tracker, [(one, h) for h in _hand(3)] + [(one, empty)] * 8, 4.0) == []
+    # a piece only the second camera sees (behind a stack from the first): read
+    two = _table(((110, 50), (180, 100)))
+    obs = _play_pairs(tracker, [(one, h) for h in _hand(3)] + [(one, two)] * 8, 6.0)
+    assert [o["seq"] for o in obs] == [3] and vision.calls == 3
+
+
+def test_two_cameras_one_failing_view_watches_its_whole_frame_again():
+    vision = FakePairVision()
+    tracker = Tracker(PAIR, vision)
+    empty, one = _table(), _table(((110, 50),))
+    _play_pairs(tracker, [(empty, empty)] * 8, 0.0)
+    original = vision.__call__
+
+    def second_lost(images, seq, time):
+        obs = original(images, seq, time)
+        del obs["board_second"]  # the second camera found no board in this frame
+        return obs
+
+    tracker.recognise = second_lost
+    assert len(_play_pairs(tracker, [(one, one)] * 8, 1.0)) == 1
+    assert tracker.views[0].board is not None and tracker.views[1].board is None
+    assert tracker.lores(empty, view=tracker.views[1]).shape == (90, 160)
+
+
+def test_a_second_camera_is_refused_for_games_vision_cannot_fuse():
+    with pytest.raises(ValueError, match="fused for esoloe"):
+        Tracker(TrackerConfig(game="neunfeld", second_seat="north"), FakeVision())
+    with pytest.raises(ValueError, match="seated north or south"):
+        Tracker(TrackerConfig(game=GAME, second_seat="east"), FakeVision())
+
+
+def test_two_real_cameras_front_and_back_give_one_fused_observation_per_position():
+    """The synthetic game drawn from the south and, facing it, from the north (the same
+    frames' times, hands and board), read by two Observers and fused: one observation
+    per settled position, never under a hand, each camera's board tracked."""
+    script = {"game": GAME, "positions": POSITIONS, "seed": 18, "fps": 4.0,
+              "still_s": 1.5, "move_s": 2.0}
+    with open_source(SourceConfig("synthetic", script=script)) as a, open_source(
+            SourceConfig("synthetic", script={**script, "seat": "north"})) as b:
+        pairs = list(zip(a, b, strict=True))
+    assert all(fa.time == fb.time for fa, fb in pairs)
+    tracker = Tracker(replace(CONFIG, second_seat="north"))
+    emitted = [(fa, obs) for fa, fb in pairs if (obs := tracker.feed(fa, fb)) is not None]
+    assert [f.metadata["position_index"] for f, _ in emitted] == [0, 1, 2]
+    assert all(f.metadata["stable"] for f, _ in emitted)
+    assert [obs["seq"] for _, obs in emitted] == [1, 2, 3]
+    for frame, obs in emitted:  # where the cubes stand, and whose (the fusion's)
+        truth = frame.metadata["truth"]["position"]["cells"]
+        assert [[c["player"] for c in s] for s in obs["position"]["cells"]] == [
+            [c["player"] for c in s] for s in truth]
+        assert obs["board"] != obs["board_second"]  # each camera's own corners
+    assert len(tracker.observers) == 2 and tracker.recognised == 3

@@ -6,6 +6,8 @@ the hand leaving, the table still again; now and then the board or the camera is
 between moves. The camera, table, lamps and pieces stay the same for the whole game
 (one seed); noise differs per frame. The static scene is rendered once per position and
 pose, hands are drawn over a copy, so a frame costs little more than its noise and JPEG.
+``seat="north"`` draws the same game (board, nudges, hands, frame times) from a second
+camera facing the first: the first camera turned half round the board's centre.
 """
 
 from __future__ import annotations
@@ -56,9 +58,12 @@ class ScriptedGame:
     def __init__(self, game: str, positions: list[dict], seed: int = 0, fps: float = 12.0,
                  still_s: float = 1.5, move_s: float = 2.5, nudge: float = 0.3,
                  options: RenderOptions | None = None, camera: Camera | None = None,
-                 effects: Effects | None = None, start_time: float = START_TIME):
+                 effects: Effects | None = None, start_time: float = START_TIME,
+                 seat: str = "south"):
         if not positions:
             raise ValueError("a scripted game needs at least one position")
+        if seat not in ("south", "north"):
+            raise ValueError(f"seat {seat!r}: the camera stands south or north of the board")
         self.game, self.positions, self.seed, self.fps = game, list(positions), seed, fps
         self.start_time = start_time
         self.opt = options or RenderOptions(camera_mode="oblique")
@@ -69,6 +74,10 @@ class ScriptedGame:
         base_cam = camera or camera_for(first, seed, self.opt)
         if not self.opt.distortion:
             base_cam = replace(base_cam, dist=np.zeros(5))
+        # the players sit left and right of the south camera's view, whichever camera draws
+        self._seat_azimuth = base_cam.azimuth
+        if seat == "north":  # a second camera facing the first: the same one turned half
+            base_cam = _half_round(base_cam, (*base_pose[:2], 0.0))  # round the board
         self.fx = effects or self.opt.effects or random_effects(make_rng(seed, "effects"))
         # poses: (board pose, camera), a new one after a nudge
         self.poses = [(base_pose, base_cam)]
@@ -168,7 +177,7 @@ class ScriptedGame:
                 tip = np.array([*b.board.center, b.board.z_top + 20.0])
             # the players sit left and right of the camera's view (a camera on a stand at
             # the end of the table): player 0 on the left, player 1 on the right
-            az = math.radians(self.poses[0][1].azimuth)
+            az = math.radians(self._seat_azimuth)
             right = np.array([math.cos(az), math.sin(az), 0.0])
             towards_camera = np.array([math.sin(az), -math.cos(az), 0.0])
             seat = (right if move % 2 else -right) + 0.35 * towards_camera
@@ -204,3 +213,13 @@ class ScriptedGame:
         return Frame(i, self.start_time + i / self.fps, image, truth, st.position, st.phase,
                      stable)
 
+
+
+def _half_round(cam: Camera, centre) -> Camera:
+    """``cam`` turned 180 degrees about the vertical through ``centre`` (world mm): the
+    same view of the table from the opposite side."""
+    D = np.diag([-1.0, -1.0, 1.0])
+    c = np.asarray(centre, np.float64)
+    R = cam.R @ D
+    return replace(cam, R=R, t=-R @ (c + D @ (cam.center - c)),
+                   azimuth=(cam.azimuth + 180.0) % 360.0)
