@@ -40,6 +40,8 @@ ILLEGAL_REPLIES = {"neunfeld": 2}
 #: a camera at a slant sees (its demo in process, 26 Nov: 5 of 7 events with the win
 #: oblique, 4 of 7 without it overhead); the 3x3 games hide fields behind stacks at a slant
 DEMO_VIEWS = {"esoloe": "oblique"}
+#: a second camera per game (its view; it faces the first from the north), else none
+DEMO_SECOND: dict[str, str] = {}
 DEMO_PLAYERS = {
     "esoloe": ["natural", "green"], "esoloe-tictactoe": ["natural", "green"],
     "esoloe-3andc": ["natural", "green"], "neunfeld": ["A", "B"], "tyr": ["A", "B"],
@@ -63,6 +65,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--view", choices=("overhead", "oblique"), default=None,
                         help="the camera's view (default: oblique for esoloe, whose wins are "
                         "lines of side faces, else overhead)")
+    parser.add_argument("--second-camera", choices=("overhead", "oblique", "none"),
+                        default=None, metavar="VIEW",
+                        help="a second camera facing the first from the north, looking from "
+                        "VIEW (overhead or oblique; e-SOLO-e family: the two readings fused), "
+                        "or none (default: per game, docs/device.md)")
     parser.add_argument("--lighting", choices=("even", "random"), default="even",
                         help="even light, or exposure, blur and noise drawn from the seed")
     parser.add_argument("--stay", action="store_true",
@@ -262,6 +269,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"tableref demo: unknown game {args.game!r} (known: {', '.join(GAME_IDS)})",
               file=sys.stderr)
         return 2
+    try:
+        second = second_view(args.game, args.second_camera)
+    except ValueError as err:
+        print(f"tableref demo: {err}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="tableref demo: %(levelname)s: %(message)s")
     logging.getLogger("tableref.stream").setLevel(logging.ERROR)  # the camera stopping first
@@ -278,14 +290,17 @@ def run(args: argparse.Namespace) -> int:
         args.game, table="demo", seed=args.seed, plies=args.plies, view=args.view,
         lighting=args.lighting, fps=4.0, settle_s=1.0,
         players=",".join(DEMO_PLAYERS.get(args.game, ())) or None,
-        publish="tcp://127.0.0.1:*", wait_subscriber=30.0)
+        publish="tcp://127.0.0.1:*", wait_subscriber=30.0,
+        second_camera="synthetic" if second else None, second_view=second)
     from device.referee_service import ServiceConfig
 
     config = ServiceConfig(listen=[], tables=["demo"], record_dir=record_dir, web=args.web,
                            speak=args.speak, heartbeat_ms=500)
     print(f"tableref demo: a scripted {args.game} game (seed {args.seed}): {n_positions} "
           f"positions, a hand passing between each two, one illegal change put back.\n"
-          f"The renderer draws it as a camera sees it ({args.view}, 4 frames a second); "
+          f"The renderer draws it as a camera sees it ({args.view}"
+          f"{f', and a second camera facing it, {second}' if second else ''}, 4 frames a "
+          f"second); "
           f"the tracker and vision read each settled scene; the observations go over "
           f"ZeroMQ to the referee.\n", flush=True)
 
@@ -352,27 +367,54 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_in_process(game: str, seed: int, plies: int | None = None, view: str | None = None
-                    ) -> list[tuple[dict, dict | None]]:
+def second_view(game: str, choice: str | None) -> str | None:
+    """The demo's second camera's view: ``choice`` (``none``: no second camera), else the
+    game's (``DEMO_SECOND``); None for one camera. ValueError for a game whose two
+    readings cannot be fused."""
+    from device.camera_service import FUSED
+
+    view = DEMO_SECOND.get(game) if choice is None else (None if choice == "none" else choice)
+    if view is not None and game not in FUSED:
+        raise ValueError(f"--second-camera: two cameras are fused for {', '.join(FUSED)} "
+                         f"only, not {game}")
+    return view
+
+
+def read_in_process(game: str, seed: int, plies: int | None = None, view: str | None = None,
+                    second: str | None = None) -> list[tuple[dict, dict | None]]:
     """The demo's camera without its sockets: the ``synthetic`` source as ``tableref
     camera`` builds it (even light, 4 frames a second) and the tracker (settled 1 s); each
     stable observation as published, with the ground truth of the frame it was read
     from. The same frames and readings as the demo and the processes of
-    ``tests/device/test_end_to_end.py``, in a tenth of the time."""
-    from device.camera_service import _synthetic_script, options
+    ``tests/device/test_end_to_end.py``, in a tenth of the time. ``second``: the second
+    camera's view (it faces the first from the north), None for one camera."""
+    import contextlib
+
+    from device.camera_service import _second_script, _synthetic_script, options
     from device.sources import SourceConfig, open_source
     from device.tracker import Tracker, TrackerConfig
 
     plies = plies or DEMO_PLIES.get(game, 12)
     args = options(game, table="demo", seed=seed, plies=plies,
                    view=view or DEMO_VIEWS.get(game, "overhead"), lighting="even", fps=4.0,
-                   settle_s=1.0)
-    tracker = Tracker(TrackerConfig(game=game, table="demo", settle_s=1.0, first_seq=1))
+                   settle_s=1.0, second_camera="synthetic" if second else None,
+                   second_view=second)
+    tracker = Tracker(TrackerConfig(game=game, table="demo", settle_s=1.0, first_seq=1,
+                                    second_seat="north" if second else None))
     names = DEMO_PLAYERS.get(game)
     out = []
-    with open_source(SourceConfig("synthetic", fps=4.0, script=_synthetic_script(args))) as source:
-        for frame in source:
-            obs = tracker.feed(frame)
+    script = _synthetic_script(args)
+    scripts = [script] + ([_second_script(script, args)] if second else [])
+    with contextlib.ExitStack() as stack:
+        sources = [stack.enter_context(open_source(SourceConfig("synthetic", fps=4.0,
+                                                                script=one)))
+                   for one in scripts]
+        while True:
+            frames = [source.read() for source in sources]
+            if any(frame is None for frame in frames):
+                break
+            frame = frames[0]
+            obs = tracker.feed(*frames)
             if obs is not None:
                 if names:
                     obs["player_names"] = names
@@ -381,7 +423,7 @@ def read_in_process(game: str, seed: int, plies: int | None = None, view: str | 
 
 
 def check(game: str, seeds: list[int], plies: int | None = None, view: str | None = None,
-          saved: str | None = None) -> dict[str, int]:
+          saved: str | None = None, second: str | None = None) -> dict[str, int]:
     """Each seed's scripted game read in process (``read_in_process``), judged by a
     referee and compared with its script (``compare``); prints a line a seed and the
     totals, which it returns: script (events), scripted (announced as scripted), late,
@@ -389,7 +431,8 @@ def check(game: str, seeds: list[int], plies: int | None = None, view: str | Non
     null, counts), malformed (refused by the referee's parser, as the service would).
     ``saved``: a folder where each seed's readings are kept (JSONL, one
     ``[observation, truth]`` a line) and read from when there, so that a referee is
-    judged again on the same readings without vision."""
+    judged again on the same readings without vision. ``second``: the second camera's
+    view (``second_view``), None for one camera."""
     import json
     from pathlib import Path
 
@@ -401,12 +444,14 @@ def check(game: str, seeds: list[int], plies: int | None = None, view: str | Non
     for seed in seeds:
         n = plies or DEMO_PLIES.get(game, 12)
         script = script_events(game, seed, n)
-        kept = None if saved is None else (
-            Path(saved) / f"{game}-{seed}-{n}-{view or DEMO_VIEWS.get(game, 'overhead')}.jsonl")
+        mount = view or DEMO_VIEWS.get(game, "overhead")
+        if second:
+            mount += f"+back-{second}"
+        kept = None if saved is None else Path(saved) / f"{game}-{seed}-{n}-{mount}.jsonl"
         if kept is not None and kept.exists():
             read = [tuple(json.loads(line)) for line in kept.read_text().splitlines()]
         else:
-            read = read_in_process(game, seed, n, view)
+            read = read_in_process(game, seed, n, view, second)
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
                 kept.write_text("".join(json.dumps(list(r)) + "\n" for r in read))
@@ -445,6 +490,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("seeds", help="e.g. 1-12 or 3,5,20")
     parser.add_argument("--plies", type=int, default=None)
     parser.add_argument("--view", choices=("overhead", "oblique"), default=None)
+    parser.add_argument("--second-camera", choices=("overhead", "oblique", "none"),
+                        default=None, metavar="VIEW",
+                        help="a second camera facing the first from the north (overhead, "
+                        "oblique or none; default: the demo's for the game)")
     parser.add_argument("--saved", metavar="DIR", default=None,
                         help="keep each seed's readings in DIR and read them from there "
                         "when there (the referee judged again without vision)")
@@ -463,7 +512,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"seeds {args.seeds!r}: not FIRST-LAST or a comma-separated list")
     if not seeds:
         parser.error(f"seeds {args.seeds!r}: none")
-    check(args.game, seeds, args.plies, args.view, args.saved)
+    try:
+        second = second_view(args.game, args.second_camera)
+    except ValueError as err:
+        parser.error(str(err))
+    check(args.game, seeds, args.plies, args.view, args.saved, second)
     return 0
 
 

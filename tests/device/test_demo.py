@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -113,3 +114,23 @@ def test_the_demo_games_are_checked_in_process_and_judged_again_on_saved_reading
     with pytest.raises(SystemExit) as err:
         check_main(["esoloe-3andc", "three"])
     assert err.value.code == 2 and "not FIRST-LAST" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as err:
+        check_main(["cubes", "10", "--second-camera", "oblique"])
+    assert err.value.code == 2 and "fused for" in capsys.readouterr().err
+    assert main(["demo", "--game", "tyr", "--second-camera", "overhead"]) == 2
+    assert "two cameras are fused for" in capsys.readouterr().err
+
+
+def test_the_demo_reads_two_cameras_in_process(tmp_path, capsys):
+    """``--second-camera VIEW``: the same scripted game drawn from a camera facing the
+    first, both read and fused; the readings kept apart from one camera's."""
+    from device.demo import main as check_main
+
+    assert check_main(["esoloe-3andc", "3", "--plies", "1", "--view", "oblique",
+                       "--second-camera", "oblique", "--saved", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "esoloe-3andc seed 3: script " in out and "false 0" in out
+    (kept,) = tmp_path.glob("*.jsonl")
+    assert kept.name == "esoloe-3andc-3-1-oblique+back-oblique.jsonl"
+    readings = [json.loads(line) for line in kept.read_text().splitlines()]
+    assert readings and all("board_second" in obs for obs, _ in readings)

@@ -70,6 +70,10 @@ def test_a_setup_failure_is_one_line_and_status_2(tmp_path):
     proc = _run("--game", "esoloe-3andc", "--curve-secret", "k", tmp_path=tmp_path)
     assert proc.wait(30) == 2
     assert "CURVE needs both" in (tmp_path / "err").read_text()
+    proc = _run("--game", "tyr", "--second-camera", "synthetic", tmp_path=tmp_path)
+    assert proc.wait(30) == 2
+    err = (tmp_path / "err").read_text().strip().splitlines()
+    assert len(err) == 1 and "two cameras are fused for" in err[0] and "not tyr" in err[0]
 
 
 def test_the_systemd_unit_passes_options_tableref_run_takes():
