@@ -58,7 +58,8 @@ moves when either picture changes (a hand in either view), and a settled scene i
 again only when either moved since the last reading. The reading is both frames, each
 through its own ``Observer`` (each camera's board tracked on its own, each with its
 calibration), fused by ``vision.fuse.fuse_images`` (the second camera's reading turned
-half round when it sits north); a hand either camera sees makes it not stable. The
+half round when it sits north); a camera whose reading shows a hand across the board's
+edge is left out, and when both do the reading is not stable. The
 observation's ``board`` is the first camera's corners and ``board_second`` the second's
 (absent for a camera that could not read the frame: its change detection then watches
 its whole frame again).
@@ -192,26 +193,35 @@ class Tracker:
         return self.observer.observe(image, seq=seq, time=time)
 
     def _observe_pair(self, images: tuple, seq: int, time: float) -> dict:
-        """Both cameras' frames, each read by its own Observer, fused (``fuse_images``)."""
+        """Both cameras' frames, each read by its own Observer, fused (``fuse_images``).
+        A camera that sees a hand across the board's edge is left out (the other's reading
+        stands alone); when both do, the reading is not stable."""
         from vision.fuse import fuse_images
+        from vision.observe import ObserveError
 
         readings: list[dict | None] = [None, None]
 
         def reader(i: int):
             def read(image, **kw):
                 readings[i] = self.observers[i].observe(image, **kw)
+                if readings[i].get("stable") is False:
+                    raise ObserveError("a hand across the board")
                 return readings[i]
             return read
 
-        obs = fuse_images(*images, self.config.game, seats=("south", self.config.second_seat),
-                          readers=(reader(0), reader(1)), seq=seq, time=time)
-        obs.pop("board", None)
-        obs.pop("board_second", None)
-        for key, reading in zip(("board", "board_second"), readings, strict=True):
-            if reading is not None:
-                obs[key] = reading["board"]
-                if reading.get("stable") is False:  # a hand in this camera's view
-                    obs["stable"] = False
+        try:
+            obs = fuse_images(*images, self.config.game,
+                              seats=("south", self.config.second_seat),
+                              readers=(reader(0), reader(1)), seq=seq, time=time)
+        except ObserveError:
+            obs = next((r for r in readings if r is not None), None)
+            if obs is None or obs.get("stable") is not False:
+                raise  # neither camera found the board
+        boards = [None if r is None else r["board"] for r in readings]
+        obs = {k: v for k, v in obs.items() if k not in ("board", "board_second")}
+        for key, board in zip(("board", "board_second"), boards, strict=True):
+            if board is not None:
+                obs[key] = board
         return obs
 
     # ------------------------------------------------------------------ change detection

@@ -472,3 +472,42 @@ def test_two_real_cameras_front_and_back_give_one_fused_observation_per_position
             [c["player"] for c in s] for s in truth]
         assert obs["board"] != obs["board_second"]  # each camera's own corners
     assert len(tracker.observers) == 2 and tracker.recognised == 3
+
+
+class FakeObserver:
+    """One camera's Observer: a cube on field 4 (or nothing), a hand when told, or no
+    board."""
+
+    def __init__(self, corners: list, cube: bool = True):
+        self.corners, self.cube, self.hand, self.lost = corners, cube, False, False
+
+    def observe(self, image, *, seq, time):
+        if self.lost:
+            raise vision.observe.ObserveError("no board in view")
+        cells = [[_cube(0)] if i == 4 and self.cube else [] for i in range(9)]
+        return {"schema": "tableref/observation/1", "table": "t1", "game": GAME,
+                "seq": seq, "time": time, "stable": not self.hand, "confidence": 1.0,
+                "position": {"cells": cells}, "uncertain": [],
+                "board": dict(zip(CORNER_NAMES, self.corners, strict=True))}
+
+
+def test_a_camera_that_sees_a_hand_is_left_out_and_both_seeing_one_is_not_still():
+    tracker = Tracker(PAIR)
+    south = FakeObserver([[100, 40], [220, 40], [220, 140], [100, 140]])
+    north = FakeObserver([[60, 30], [260, 30], [260, 150], [60, 150]], cube=False)
+    tracker.observers = [south, north]
+    image = _table()
+    both = tracker._observe_pair((image, image), 1, 0.0)  # disagreeing: fused
+    assert both["stable"] and both["board_second"]["nw"] == [60, 30]
+    assert any(u["path"] == "cells.4" for u in both["uncertain"])
+    north.hand = True  # the north camera sees a hand: the south camera's reading alone
+    alone = tracker._observe_pair((image, image), 2, 0.0)
+    assert alone["stable"] and alone["position"]["cells"][4] == [_cube(0)]
+    assert not alone["uncertain"] and alone["board_second"]["nw"] == [60, 30]
+    south.hand = True  # both see one: not still
+    assert tracker._observe_pair((image, image), 3, 0.0)["stable"] is False
+    north.lost = True  # one sees a hand, the other no board: not still either
+    assert tracker._observe_pair((image, image), 4, 0.0)["stable"] is False
+    south.lost = True  # neither finds the board: not read
+    with pytest.raises(vision.observe.ObserveError):
+        tracker._observe_pair((image, image), 5, 0.0)
