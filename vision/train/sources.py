@@ -9,6 +9,7 @@ the result is the same whatever the number of workers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -206,12 +207,30 @@ def stone_fields(n: int, seed: int, workers: int | None = None):
     }
 
 
+#: the code that makes the crops: the renderer, these sources and the readers' cuts they use
+CROP_CODE = (REPO / "vision" / "render", REPO / "vision" / "train" / "sources.py",
+             REPO / "vision" / "read_miwin.py", REPO / "vision" / "read_cubes.py")
+
+
+def crop_code_digest(paths: tuple[Path, ...] = CROP_CODE) -> str:
+    """A short digest of the Python files under ``paths``: crops cached by other code
+    (another renderer's glyphs, another cut) are not the crops this code makes."""
+    digest = hashlib.sha256()
+    for root in paths:
+        for path in sorted([root] if root.is_file() else root.rglob("*.py")):
+            digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def cached(spec: ModelSpec, n: int, seed: int, cache: Path | None = CACHE):
     """The model's crop source's ``(crops, labels)`` for ``n`` and ``seed``, read from or
-    written to ``cache`` (``NAME-SOURCE-SEED-N.npz``, SOURCE the source function's name)
-    when given."""
+    written to ``cache`` when given (``NAME-SOURCE-SEED-N-CODE.npz``: SOURCE the source
+    function's name, CODE ``crop_code_digest()``, so a change to the code that makes the
+    crops renders them afresh)."""
     source = spec.crop_source().__name__
-    path = cache / f"{spec.name}-{source}-{seed}-{n}.npz" if cache else None
+    path = (cache / f"{spec.name}-{source}-{seed}-{n}-{crop_code_digest()}.npz"
+            if cache else None)
     if path is not None and path.is_file():
         with np.load(path) as saved:
             return list(saved["crops"]), json.loads(str(saved["labels"]))
