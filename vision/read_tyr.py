@@ -4,8 +4,7 @@ The dice are found by ``vision.read_miwin`` over the board and ``MARGIN_MM`` rou
 die whose top's centre lies on the board stands on the field under it (row 1 north,
 column 1 west, as the spec says) and its top is read by ``models/pips.onnx``; a die beside
 the board has ``cell`` and ``top`` null (the rules do not count a top beside the board).
-A die that is not seen at all is reported beside the board with confidence 0. A top
-seen steeper than ``STEEP`` is never sure.
+A die that is not seen at all is reported beside the board with confidence 0.
 """
 
 from __future__ import annotations
@@ -22,17 +21,10 @@ from vision.reading import Reading
 MARGIN_MM = 60.0
 FIELD_MM = 25.0  # vision.render.scene.board_spec("tyr"): 9 fields of 25 mm
 EDGE_SLACK_MM = 4.0  # a centre this close to a field's edge: the neighbour is the alternative
-#: a die seen steeper than this (the camera's distance along the table over its height
-#: above the dice tops: 56 degrees from vertical) has its top read at STEEP_CAP at most:
-#: dev renders, true corners (any 100..199, oblique and overhead 100..149), the dice on
-#: their fields: 3 of the 34 tops read at 0.9 or more there were wrong (0.95..0.97), none
-#: of the 393 under it
-STEEP = 1.5
-STEEP_CAP = 0.85
 #: a black die seen from beyond BACK_TILT (27 degrees from vertical) is found at times on
 #: its own side faces, half a die towards the camera (read_miwin's black score: its shaded
 #: sides are as black as its top): its top is read BACK_MM further from the camera too,
-#: and taken there where it reads BACK_MARGIN surer
+#: and the die taken there where that is on the board too and reads BACK_MARGIN surer
 BACK_TILT = 0.5
 BACK_MM = 12.0
 BACK_MARGIN = 0.2
@@ -60,23 +52,6 @@ def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
     return [row, col], conf, alt
 
 
-def _shared(alternatives: list, doubt: float) -> list:
-    """``alternatives`` ([[value, probability], ...]) given ``doubt`` among them in
-    proportion to their probabilities (evenly where these are all 0)."""
-    total = sum(p for _, p in alternatives)
-    return [[v, round(doubt * (p / total if total > 0 else 1 / len(alternatives)), 4)]
-            for v, p in alternatives]
-
-
-def _top(die: Die, pred, camera: np.ndarray) -> tuple[int | None, float, list]:
-    """``top_reading`` of a die, its top never sure beyond ``STEEP``."""
-    top, conf, alts = top_reading(die, pred, BY_COLOUR[die.colour].faces)
-    if np.hypot(camera[0] - die.u, camera[1] - die.v) > STEEP * camera[2] and alts and (
-            conf > STEEP_CAP):  # the doubt shared by the other faces as the model ranks them
-        conf, alts = STEEP_CAP, _shared(alts, 1 - STEEP_CAP)
-    return top, conf, alts
-
-
 def _set_back(die: Die | None, camera: np.ndarray) -> Die | None:
     """Where a black die's top lies if the die was placed on its side faces (``BACK_MM``
     towards the camera): the die moved that far away from the camera's foot; None where
@@ -101,13 +76,12 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     # the tops of the dice on the board, and of the black die set back, in one run
     cut = [die for die in (*(found[c] for c in COLOURS), back)
            if die is not None and _cell(die.u, die.v)[0] is not None]
-    tops = {id(die): _top(die, pred, camera)
+    tops = {id(die): top_reading(die, pred, BY_COLOUR[die.colour].faces)
             for die, pred in zip(cut, read_tops(image, H, cut, calibration), strict=True)}
-    if back is not None and id(back) in tops:
-        # its top read much surer there: the die stands there
-        here = tops.get(id(found["black"]), (None, 0.0, []))[1]
-        if tops[id(back)][1] >= here + BACK_MARGIN:
-            found["black"] = back
+    # on the board both ways, its top read much surer set back: the die stands there
+    if back is not None and id(back) in tops and id(found["black"]) in tops and (
+            tops[id(back)][1] >= tops[id(found["black"])][1] + BACK_MARGIN):
+        found["black"] = back
     dice: dict[str, dict] = {}
     reading = Reading({"dice": dice})
     for colour in COLOURS:
