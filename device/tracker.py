@@ -421,9 +421,10 @@ class CubeMemory:
 
     ``apply(observation)`` fills, in place, the faces that are null in this reading with
     the value last seen for the same cube, and remembers what this reading saw. A cube
-    is the same while its field and level hold a cube of the same player and no face
-    seen now contradicts a remembered one; otherwise its memory starts again from this
-    reading. Fields that no longer hold the cube forget it.
+    is the same while its field and level hold a cube of the same player, no face seen
+    now contradicts a remembered one, and together they are faces one cube of the set
+    (the observation's ``cube-set`` option, else corner) can show; otherwise its memory
+    starts again from this reading. Fields that no longer hold the cube forget it.
     """
 
     def __init__(self, game: str):
@@ -431,9 +432,12 @@ class CubeMemory:
         self.cubes: dict[tuple[int, int], tuple[int, dict[str, str]]] = {}
 
     def apply(self, obs: dict) -> dict:
+        from rules.cube import CUBE_SETS, FACES
+
         cells = (obs.get("position") or {}).get("cells")
         if not isinstance(cells, list):
             return obs
+        cube_set = CUBE_SETS.get((obs.get("options") or {}).get("cube-set") or "corner")
         seen: dict[tuple[int, int], tuple[int, dict[str, str]]] = {}
         for c, stack in enumerate(cells):
             for level, cube in enumerate(stack if isinstance(stack, list) else ()):
@@ -445,6 +449,9 @@ class CubeMemory:
                 same = old is not None and old[0] == cube.get("player") and all(
                     old[1].get(k, v) == v for k, v in now.items())
                 known = {**old[1], **now} if same else now
+                if same and cube_set is not None and not cube_set.matching(
+                        [known.get(d) for d in FACES]):  # no one cube shows these
+                    known = now
                 for k, v in known.items():
                     if faces.get(k) is None:
                         faces[k] = v

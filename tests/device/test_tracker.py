@@ -335,6 +335,14 @@ def test_a_face_seen_otherwise_now_means_a_new_cube_and_an_emptied_field_forgets
     memory.apply(_cells([]))
     again = memory.apply(_cells([_c(0)]))
     assert again["position"]["cells"][0][0]["faces"]["up"] is None
+    # faces no one cube of the set shows together (blank up and blank down): another
+    # cube, nothing carried (the observation would be refused as malformed)
+    memory.apply(_cells([_c(0, down="blank")]))
+    again = memory.apply(_cells([_c(0, up="blank")]))
+    assert again["position"]["cells"][0][0]["faces"] == _c(0, up="blank")["faces"]
+    memory.apply(_cells([_c(0, down="blank")]))
+    fits = memory.apply(_cells([_c(0, up="sakura")]))  # one cube may show both
+    assert fits["position"]["cells"][0][0]["faces"]["down"] == "blank"
 
 
 def test_the_tracker_applies_the_memory_to_what_vision_reads():
