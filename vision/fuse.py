@@ -9,7 +9,8 @@ Each camera is read on its own (``vision.observe.observe``, each with its calibr
   with the other as its alternative;
 - a player or a face: the reading with the higher confidence; two readings that disagree
   are listed in ``uncertain`` (each with its share of the two confidences, the other one
-  as the alternative); a face one camera left null is filled by the other;
+  as the alternative); two that agree keep the surer camera's entry, its alternatives
+  with it; a face one camera left null is filled by the other;
 - then each cube's known faces are checked against its set (``rules.cube``, option
   ``cube-set``): where only one orientation shows them, the remaining null faces are filled
   (a front and a back camera together see all four sides).
@@ -49,9 +50,15 @@ class _Merge:
         pa, pb = self.ca.get(path, 1.0), self.cb.get(path, 1.0)
         if va is None or vb is None or va == vb:
             value = vb if va is None else va
-            p = max(pa, pb) if va == vb else (pa if vb is None else pb)
+            if va == vb:  # the surer camera's confidence, and its alternatives
+                p, others = (pa, self.aa) if pa >= pb else (pb, self.ab)
+            else:
+                p, others = (pa, self.aa) if vb is None else (pb, self.ab)
             if value is not None and p < 0.9:
-                self.uncertain.append({"path": path, "confidence": round(p, 4)})
+                entry = {"path": path, "confidence": round(p, 4)}
+                if path in others:
+                    entry["alternatives"] = copy.deepcopy(others[path])
+                self.uncertain.append(entry)
             return value
         if pb > pa:
             va, pa, vb, pb = vb, pb, va, pa

@@ -66,6 +66,21 @@ def test_an_unsure_stack_both_cameras_read_keeps_its_alternatives():
     assert "alternatives" not in entries["cells.0.0.player"]
 
 
+def test_readings_that_agree_in_doubt_keep_the_surer_cameras_alternatives():
+    """Both cameras read the lower cube's player 0 in doubt: the surer camera's entry is
+    kept with its alternative (the referee can then weigh the other player), not bare."""
+    stack = [{"player": 0, "faces": _faces()}, {"player": 1, "faces": _faces(up="fuji")}]
+    a = _obs([[], [], [dict(c) for c in stack], [], []],
+             [{"path": "cells.2.0.player", "confidence": 0.62, "alternatives": [[1, 0.38]]}])
+    b = _obs([[], [], [dict(c) for c in stack], [], []],
+             [{"path": "cells.2.0.player", "confidence": 0.74, "alternatives": [[1, 0.26]]}])
+    (entry,) = fuse(a, b)["uncertain"]
+    assert entry == {"path": "cells.2.0.player", "confidence": 0.74,
+                     "alternatives": [[1, 0.26]]}
+    sure = _obs([[], [], [dict(c) for c in stack], [], []])
+    assert fuse(a, sure)["uncertain"] == []  # the other camera is sure of it: no doubt
+
+
 def test_heights_differ_the_surer_stack_wins():
     cube = {"player": 0, "faces": _faces()}
     a = _obs([[cube], [], [], [], []], [{"path": "cells.0", "confidence": 0.5}])
