@@ -121,8 +121,9 @@ MAX_HIDDEN = 0.1  # share of a face's sample points another stack may hide
 MIN_FACE_PX = 10.0  # a face whose shortest side in the image is shorter is not read
 SMALL_FACE_PX = 24.0  # ... and one under this is read less surely (``_floor``)
 SMALL_FLOOR = 0.2
-ALTERNATIVE_SHARE = 0.12  # an alternative less probable than this share of the reading's
-#   is not named (the referee considers none under a tenth)
+ALTERNATIVE_MIN = 0.01  # an alternative less probable than this is not named (was: under
+#   0.12 of the reading's, which left a field read empty at 0.86 with its 0.14 of a cube
+#   unlisted, so the referee could not account for the doubt: the demo's illegal change)
 MAX_ALTERNATIVES = 4  # other stacks named per field at most (the referee combines at most
 #   256 readings, the least sure fields first: with 5 options a field, 3 fields; a field
 #   with more leaves others' alternatives out)
@@ -819,15 +820,15 @@ def _stack_readings(field: dict, stack: list[dict], players: list[float] = ()) -
     colour, the stack lower (the cubes right under the top one taken out) or one or two
     cubes taller (cubes of either player, unseen, put under the top one) as its heights'
     probabilities say.
-    Alternatives under ``ALTERNATIVE_SHARE`` of the reading's probability are left out
-    (the referee ignores those under a tenth), at most ``MAX_ALTERNATIVES``, taken by
-    height from the most likely."""
+    Each at its probability, so that with the reading's they hold the field's whole belief
+    (``observation.doubts_combined``); left out: those under ``ALTERNATIVE_MIN``, and past
+    ``MAX_ALTERNATIVES`` (taken by height from the most likely), what does not fit."""
     p_cube = field["confidence"] if field["occupied"] else 1 - field["confidence"]
     if not stack:
         player, sure = field.get("player", 0), field.get("player_confidence", 0.5)
         options = [([_unseen(player)], p_cube * sure), ([_unseen(1 - player)],
                                                         p_cube * (1 - sure))]
-        return 1 - p_cube, _kept(options, 1 - p_cube)
+        return 1 - p_cube, _kept(options)
     heights = field["heights"]
     n = len(stack)
     groups = [[([], 1 - p_cube)]]
@@ -848,13 +849,13 @@ def _stack_readings(field: dict, stack: list[dict], players: list[float] = ()) -
         groups.append([(v, p_cube * heights[m - 1] / len(variants)) for v in variants])
     options: list = []
     for group in groups:
-        group = [g for g in group if g[1] >= ALTERNATIVE_SHARE * confidence]
+        group = [g for g in group if g[1] >= ALTERNATIVE_MIN]
         if len(options) + len(group) <= MAX_ALTERNATIVES:
             options += group
-    return confidence, _kept(options, confidence)
+    return confidence, _kept(options)
 
 
-def _kept(options: list, confidence: float) -> list:
+def _kept(options: list) -> list:
     """The options worth naming as alternatives, most probable first, rounded."""
-    kept = [(v, p) for v, p in options if p >= ALTERNATIVE_SHARE * confidence and p > 0]
+    kept = [(v, p) for v, p in options if p >= ALTERNATIVE_MIN]
     return [[v, round(float(p), 4)] for v, p in sorted(kept, key=lambda o: -o[1])]

@@ -48,8 +48,9 @@ def test_a_stack_of_unsure_height_names_lower_and_taller_stacks():
     assert sorted(v[1]["player"] for v in taller) == [0, 1]
     assert all(v[-1] == _cube(1) and v[0] == _cube(0) for v in taller)
     assert all(set(v[1]["faces"].values()) == {None} for v in taller)
-    # the empty field (0.02 x) is under ALTERNATIVE_SHARE of the reading: not named
-    assert [] not in values
+    # the empty field (0.02) is named too: with the reading's, the whole belief
+    assert [p for v, p in alternatives if v == []] == [pytest.approx(0.02)]
+    assert confidence + sum(probs) == pytest.approx(0.98 * 0.95 + 0.02, abs=1e-3)
 
 
 def test_an_unseen_cube_colour_is_named_as_a_whole_stack():
@@ -71,6 +72,17 @@ def test_an_unsure_empty_field_names_a_cube_of_the_likely_player():
     assert confidence == 0.7
     assert alternatives[0][0][0]["player"] == 1
     assert alternatives[0][1] == pytest.approx(0.3 * 0.8)
+
+
+def test_a_field_read_empty_in_doubt_names_a_cube_of_either_player_at_its_probability():
+    """The demo's illegal change: field b read empty at 0.86; its 0.14 of a cube, whichever
+    player's, is listed (under a tenth of the reading each), so no doubt is unaccounted."""
+    field = {"occupied": False, "confidence": 0.86, "player": 0, "player_confidence": 0.5}
+    confidence, alternatives = _stack_readings(field, [])
+    assert confidence == 0.86
+    assert sorted(v[0]["player"] for v, _ in alternatives) == [0, 1]
+    assert all(len(v) == 1 and set(v[0]["faces"].values()) == {None} for v, _ in alternatives)
+    assert confidence + sum(p for _, p in alternatives) == pytest.approx(1.0)
 
 
 @pytest.fixture(scope="module")
