@@ -9,25 +9,16 @@ A die that is not seen at all is reported beside the board with confidence 0.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from rules.miwin import BY_COLOUR
 from vision.board import BoardFix, Geometry
-from vision.read_miwin import COLOURS, Die, find_dice, plane, read_tops, top_reading
+from vision.read_miwin import COLOURS, find_dice, plane, read_tops, top_reading
 from vision.reading import Reading
 
 MARGIN_MM = 60.0
 FIELD_MM = 25.0  # vision.render.scene.board_spec("tyr"): 9 fields of 25 mm
 EDGE_SLACK_MM = 4.0  # a centre this close to a field's edge: the neighbour is the alternative
-#: a black die seen from beyond BACK_TILT (27 degrees from vertical) is found at times on
-#: its own side faces, half a die towards the camera (read_miwin's black score: its shaded
-#: sides are as black as its top): its top is read BACK_MM further from the camera too,
-#: and the die taken there where that is on the board too and reads BACK_MARGIN surer
-BACK_TILT = 0.5
-BACK_MM = 12.0
-BACK_MARGIN = 0.2
 
 
 def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
@@ -52,38 +43,15 @@ def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
     return [row, col], conf, alt
 
 
-def _set_back(die: Die | None, camera: np.ndarray) -> Die | None:
-    """Where a black die's top lies if the die was placed on its side faces (``BACK_MM``
-    towards the camera): the die moved that far away from the camera's foot; None where
-    the camera looks at it from within ``BACK_TILT`` of vertical."""
-    if die is None or die.colour != "black":
-        return None
-    away = np.array([die.u - camera[0], die.v - camera[1]])
-    reach = float(np.linalg.norm(away))
-    if reach <= BACK_TILT * camera[2]:
-        return None
-    u, v = np.array([die.u, die.v]) + BACK_MM * away / reach
-    return replace(die, u=float(u), v=float(v))
-
-
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Tyr board in ``image``."""
     H, camera = plane(fix, geom, image, calibration)
     w, d = geom.width / 2 + MARGIN_MM, geom.depth / 2 + MARGIN_MM
     found = find_dice(image, H, fix.corners, (-w, w, -d, d), camera)
-    back = _set_back(found["black"], camera)
-    # the tops of the dice on the board, and of the black die set back, in one run
-    cut = [die for die in (*(found[c] for c in COLOURS), back)
-           if die is not None and _cell(die.u, die.v)[0] is not None]
-    tops = {id(die): top_reading(die, pred, BY_COLOUR[die.colour].faces)
-            for die, pred in zip(cut, read_tops(image, H, cut, calibration), strict=True)}
-    # on the board both ways, its top read much surer set back: the die stands there
-    if back is not None and id(back) in tops and id(found["black"]) in tops and (
-            tops[id(back)][1] >= tops[id(found["black"])][1] + BACK_MARGIN):
-        found["black"] = back
     dice: dict[str, dict] = {}
     reading = Reading({"dice": dice})
+    on_board = []
     for colour in COLOURS:
         die = found[colour]
         if die is None:
@@ -95,7 +63,9 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         reading.add(min(conf, die.confidence), f"dice.{colour}.cell", 0.9,
                     [[alt, round(1 - conf, 4)]] if alt is not None and conf < 0.9 else None)
         if cell is not None:
-            top, conf, alts = tops[id(die)]
-            dice[colour]["top"] = top
-            reading.add(conf, f"dice.{colour}.top", 0.9, alts)
+            on_board.append(die)
+    for die, pred in zip(on_board, read_tops(image, H, on_board, calibration), strict=True):
+        top, conf, alts = top_reading(die, pred, BY_COLOUR[die.colour].faces)
+        dice[die.colour]["top"] = top
+        reading.add(conf, f"dice.{die.colour}.top", 0.9, alts)
     return reading
