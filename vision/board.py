@@ -106,6 +106,8 @@ MAX_TILT_DEG = 70.0
 VIEW_MISFIT = 0.05
 START_MISFIT = 0.3  # a start's (a stack may carry a corner off; the alignment moves it)
 CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
+PUSH_MM = 14.0  # a tile's side is tried this far out (its fields' outlines: 9.5 mm inside)
+PUSH_GAIN = 0.25  # of a side's points: shown this much better farther out, the side moves
 FRAME_INNER_MM = 4.0  # the frame line's inner edge, inside the tile's edge
 FRAME_KERNELS = (3, 5)  # px at FIND_WIDTH: black-hats that show the frame line
 FRAME_LEVELS = (8, 16)  # grey levels: the black-hat taken as a line from these
@@ -802,11 +804,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         fitted = fit_model(grey, aligned, geom, wide=0.0)
         shown = 0.0
         for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
-            if not plausible_view(corners, geom, size):
-                continue
-            s, lines = support(grey, corners, geom)
-            if geom.aspect >= STRIP_ASPECT:  # its painted lines count as much as the rest
-                s = min(s, lines)
+            s = _shown(grey, corners, geom, size)
             shown = max(shown, s)
             if s > best[0]:
                 best = (s, corners, start)
@@ -815,7 +813,102 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
             fitted_from.append((shown, True, score, inset, quad, start))
     if best[1] is None:
         return None
-    return BoardFix(orient(image, best[1], geom), best[2])
+    corners = best[1]
+    if geom.material == "ceramic":
+        corners = _pushed_out(grey, corners, geom, size)
+    return BoardFix(orient(image, corners, geom), best[2])
+
+
+def _shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+           size: tuple[int, int]) -> float:
+    """How well the board shows at ``corners`` (``support``), the measure its fits are
+    chosen by: 0 where no camera sees the board so (``plausible_view``); on a strip the
+    lesser of the pattern's share and its painted lines' (a shortened or shifted strip
+    shows most of its outline); on the e-SOLO-e tiles their mean (an outline fitted on
+    a darker line inside the edge shows as well as the edge itself, its frame line not)."""
+    if not plausible_view(corners, geom, size):
+        return 0.0
+    s, lines = support(grey, corners, geom)
+    if geom.aspect >= STRIP_ASPECT:
+        return min(s, lines)
+    return (s + lines) / 2 if geom.material == "ceramic" else s
+
+
+def _side_points(geom: Geometry) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per side (north, east, south, west): the edge model's points (indices) on that
+    side's outline, those on the painted lines along it up to the nearest fields'
+    outlines (the e-SOLO-e tiles: the frame line and the near row of fields), and
+    those lines' points mirrored across the edge (board mm: on the table, where no line
+    may show)."""
+    model = edge_model(geom)
+    out = []
+    for o, half in (((0, 1), geom.depth), ((1, 0), geom.width), ((0, -1), geom.depth),
+                    ((-1, 0), geom.width)):
+        o = np.array(o, np.float64)
+        along = np.abs(model.normals @ o) > 0.5
+        inset = half / 2 - model.points @ o
+        near = along & (inset < half / 2)
+        fields = inset[near & model.field]
+        reach = fields.min() if len(fields) else CERAMIC_FRAME_MM
+        lines = np.flatnonzero(near & model.line & (inset <= reach + 0.01))
+        mirrored = model.points[lines] + 2 * inset[lines, None] * o
+        out.append((np.flatnonzero(model.outline & (model.normals @ o > 0.5)), lines,
+                    mirrored))
+    return out
+
+
+def _side_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+                side: tuple[np.ndarray, np.ndarray, np.ndarray], sign: np.ndarray) -> float:
+    """How well one side of the board shows at ``corners`` (``_side_points``): the share
+    of its outline's and its lines' points in place, less the mirrored lines' in place
+    (an outline on a painted line's inner flank has that line just beyond it)."""
+    outline, lines, mirrored = side
+    model = edge_model(geom)
+    H = _H(corners, geom)
+    px = _project(H, mirrored)
+    n = _normals_px(H, mirrored, model.normals[lines], px)
+    off, strength = _search(grey, px, n, 2.0, np.ones(len(lines), bool),
+                            np.full(len(lines), model.polarity))
+    beyond = (strength >= MIN_LINE) & (np.abs(off) <= 1.0)
+    shown = _in_place(grey, corners, geom, np.concatenate([outline, lines]), sign)[0]
+    return (float(shown.sum()) - float(beyond.sum())) / len(shown)
+
+
+def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+                size: tuple[int, int]) -> np.ndarray:
+    """``corners`` with each side moved out (up to ``PUSH_MM``) where it shows better
+    (``_side_shown``) by ``PUSH_GAIN``, then fitted again, unless the board then shows
+    less (``_shown``): a tile's far edge against a table as light as its glaze, or in
+    shadow, shows no step the fit takes, while the frame line's and the fields' inner
+    flanks (darker beyond, glaze on both sides) do, and the outline lands on one of
+    them: the line whose flank it is then lies just beyond it, where the table should
+    be, and the lines that should lie inside it do not."""
+    outward = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]])
+    mm = geom.corners_mm()
+    start, moved_any = corners, False
+    sign = _signs(grey, corners, geom, edge_model(geom))
+    for i, side in enumerate(_side_points(geom)):
+        H = _H(corners, geom)
+        best = (_side_shown(grey, corners, geom, side, sign) + PUSH_GAIN, corners)
+        if best[0] >= 1.0:  # no side shows better than wholly
+            continue
+        step = min(1.0, 2.0 / _px_per_mm(corners, geom))  # 2 px: each within 1 px of one
+        for d in np.arange(step, PUSH_MM + 1e-9, step):
+            moved = mm.copy()
+            moved[[i, (i + 1) % 4]] += d * outward[i]
+            c = _project(H, moved)
+            s = _side_shown(grey, c, geom, side, sign)
+            if s > best[0]:
+                best = (s, c)
+        if best[1] is not corners and plausible_view(best[1], geom, size):
+            corners, moved_any = best[1], True
+    if not moved_any:
+        return corners
+    fitted = fit_model(grey, corners, geom, wide=0.0)
+    shown = max((_shown(grey, c, geom, size), k) for k, c in enumerate((fitted, corners)))
+    if shown[0] < _shown(grey, start, geom, size):
+        return start
+    return (fitted, corners)[shown[1]]
 
 
 def _cell_samples(image: np.ndarray, corners: np.ndarray, geom: Geometry,
@@ -1200,6 +1293,23 @@ def _pattern_points(geom: Geometry, model: EdgeModel) -> np.ndarray:
     return _fine_points(geom, model) | (model.line & ~model.field)
 
 
+def _in_place(grey: np.ndarray, corners: np.ndarray, geom: Geometry, sel: np.ndarray,
+              sign: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per model point of ``sel`` (indices): whether its edge or line lies within 1 px of
+    where ``corners`` put it in ``grey``, and its offset (px); ``sign``: the model's
+    (``_signs``), taken where ``corners`` put it if not given."""
+    model = edge_model(geom)
+    if sign is None:
+        sign = _signs(grey, corners, geom, model)
+    pts = model.points[sel]
+    H = _H(corners, geom)
+    px = _project(H, pts)
+    n = _normals_px(H, pts, model.normals[sel], px)
+    line = model.line[sel]
+    off, strength = _search(grey, px, n, 2.0, line, sign[sel])
+    return (strength >= np.where(line, MIN_LINE, MIN_STEP)) & (np.abs(off) <= 1.0), off
+
+
 def pattern_check(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
                   most: int | None = None) -> tuple[float, float, float]:
     """Where ``corners`` put the board's pattern (``_pattern_points``, evenly thinned to
@@ -1207,18 +1317,12 @@ def pattern_check(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     or line lies within 1 px, the same share of its painted lines alone, median offset
     in px of those found)."""
     model = edge_model(geom)
-    H = _H(corners, geom)
     sel = np.flatnonzero(_pattern_points(geom, model))
     if most is not None and len(sel) > most:
         sel = sel[np.linspace(0, len(sel) - 1, most).round().astype(int)]
-    pts = model.points[sel]
-    px = _project(H, pts)
-    n = _normals_px(H, pts, model.normals[sel], px)
-    line = model.line[sel]
-    off, strength = _search(grey, px, n, 2.0, line, _signs(grey, corners, geom, model)[sel])
-    ok = (strength >= np.where(line, MIN_LINE, MIN_STEP)) & (np.abs(off) <= 1.0)
+    ok, off = _in_place(grey, corners, geom, sel)
     shift = float(np.median(np.abs(off[ok]))) if ok.any() else np.inf
-    painted = line & ~_along_edge(geom, model)[sel]
+    painted = model.line[sel] & ~_along_edge(geom, model)[sel]
     return float(ok.mean()), float(ok[painted].mean()), shift
 
 

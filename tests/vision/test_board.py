@@ -294,3 +294,38 @@ def test_a_strip_merged_with_the_pieces_beside_it_is_found_in_its_region():
     best = max(found, key=lambda f: f[0])[1]
     # (a line through all of each side's edge points lies 4.8 px off)
     assert min(np.abs(np.roll(best, k, axis=0) - strip).max() for k in range(4)) < 1.5
+
+
+def _side_moved(corners: np.ndarray, geom, side: int, mm: float) -> np.ndarray:
+    """``corners`` with one side (0 north, 1 east, 2 south, 3 west) moved ``mm`` out."""
+    out = geom.corners_mm().copy()
+    out[[side, (side + 1) % 4]] += mm * np.array([(0, 1), (1, 0), (0, -1), (-1, 0)])[side]
+    H = cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
+                                    corners.astype(np.float32))
+    return cv2.perspectiveTransform(out[None].astype(np.float64), H)[0]
+
+
+@pytest.mark.parametrize("game", ["esoloe", "esoloe-tictactoe"])
+def test_a_side_fitted_on_a_line_inside_the_edge_is_pushed_out_to_it(game):
+    # a tile the colour of its table: its edge shows no step, its painted lines do; a
+    # fit whose north side lies on the frame line's inner flank (4 mm in) or on the
+    # fields' (tic-tac-toe: 10 mm in) is moved out to the edge (within a pixel of it:
+    # it is tried every 2 px, and an edge without a step gives the fit nothing to take)
+    from vision.board import _pushed_out, fit_grey
+
+    geom = geometry(game)
+    corners = _projected_board(geom)
+    grey = fit_grey(_synthetic(corners, geom, tile=(60, 100, 150)))
+    for inside in (4.0, 10.0) if game == "esoloe-tictactoe" else (4.0,):
+        start = _side_moved(corners, geom, 0, -inside)
+        got = _pushed_out(grey, start, geom, (1280, 720))
+        assert np.linalg.norm(got - corners, axis=1).max() < 1.1, (inside, got - corners)
+
+
+def test_a_fit_on_the_edge_is_not_pushed_out():
+    from vision.board import _pushed_out, fit_grey
+
+    geom = geometry("esoloe-tictactoe")
+    corners = _projected_board(geom)
+    got = _pushed_out(fit_grey(_synthetic(corners, geom)), corners, geom, (1280, 720))
+    assert np.abs(got - corners).max() < 0.5
