@@ -40,8 +40,14 @@ ILLEGAL_REPLIES = {"neunfeld": 2}
 #: a camera at a slant sees (its demo in process, 26 Nov: 5 of 7 events with the win
 #: oblique, 4 of 7 without it overhead); the 3x3 games hide fields behind stacks at a slant
 DEMO_VIEWS = {"esoloe": "oblique"}
-#: a second camera per game (its view; it faces the first from the north), else none
-DEMO_SECOND: dict[str, str] = {}
+#: a second camera per game, its view (it faces the first from the north), else none
+#: (docs/device.md, "Two cameras", measured in process, no false event in any mount):
+#: tic-tac-toe overhead with an oblique camera at the back reads every position of its
+#: demo seed and dev seeds 11..14 right and announces exactly the scripts' events (32 of
+#: 32; overhead alone 28, the demo's win a line of side faces it cannot see); e-SOLO-e at
+#: a slant from the front and the back announces its demo's 7 of 7 (one camera 5: the
+#: illegal change unclear)
+DEMO_SECOND = {"esoloe-tictactoe": "oblique", "esoloe": "oblique"}
 DEMO_PLAYERS = {
     "esoloe": ["natural", "green"], "esoloe-tictactoe": ["natural", "green"],
     "esoloe-3andc": ["natural", "green"], "neunfeld": ["A", "B"], "tyr": ["A", "B"],

@@ -8,7 +8,10 @@ change put back and a win. The referee's events are compared with the script's
 or result the script does not have there); and exactly the script's events, where the
 vision pipeline can see everything the rules need (see the reasons below where not).
 
-A game whose reader is not in ``vision.observe.READERS`` is skipped with that reason.
+Each game is seen as its demo sees it (``DEMO_VIEWS``; a second camera facing the first
+from the north where ``DEMO_SECOND`` names its view: ``--second-camera synthetic``, the
+two readings fused). A game whose reader is not in ``vision.observe.READERS`` is skipped
+with that reason.
 The 3andC game runs by default (~15 s); the others are slow (``pytest -m slow``).
 """
 
@@ -26,6 +29,7 @@ import pytest
 
 from device.demo import (
     DEMO_PLIES,
+    DEMO_SECOND,
     DEMO_SEEDS,
     DEMO_VIEWS,
     compare,
@@ -40,21 +44,13 @@ FAST_GAMES = {"esoloe-3andc"}
 #: why a game's announced events are not exactly the script's yet, as measured through the
 #: processes (docs/device.md "The demo"): vision's limits, no false event in either; the
 #: causes as traced. At 249ae23 (2026-11-26 09:50 UTC, issue #7) 3andC, Neunfeld, Tyr and
-#: Cubes announce exactly their scripts' events (Neunfeld 0 of 10 at a3560f2)
-NOT_EXACT = {
-    "esoloe-tictactoe": "6 of 7 (a3560f2, 249ae23; traced 26 Nov, session 6): the moves are "
-                        "announced, the win is not: a side-view line from the east, whose "
-                        "deciding face (the last cube's, a2, east) overhead does not see; "
-                        "read up sakura, north and down blank, the cube may show east blank "
-                        "(the win) or geisha, so the rules cannot decide it",
-    "esoloe": "5 of 7, seen at a slant as the demo sees it (DEMO_VIEWS; fa1b544): the "
-              "moves and the win (a line of symbols on the side faces) are announced; the "
-              "illegal change (two cubes on one field) is 'unclear': beside the lower cube's "
-              "player (0.62, the other player listed at 0.38) field b is read empty at 0.86 "
-              "with no alternative listed, so the doubt is not all accounted for: no "
-              "violation and no correction (from overhead 4 of 7: the up faces mostly not "
-              "read and the win not seen)",
-}
+#: Cubes announce exactly their scripts' events (Neunfeld 0 of 10 at a3560f2). Tic-tac-toe
+#: seen overhead alone announced 6 of 7 (not its win: a side-view line from the east whose
+#: deciding face, the a2 cube's east one, overhead does not see); with the demo's second
+#: camera (DEMO_SECOND: oblique, facing the first from the north) it is exact. e-SOLO-e at
+#: a slant alone announced 5 of 7 (the illegal change 'unclear': field b read empty at 0.86
+#: with no alternative beside the lower cube's player in doubt); front and back, exact
+NOT_EXACT: dict[str, str] = {}
 #: where the referee announced an event the script does not have (a known fault, measured)
 FALSE_EVENTS: dict[str, str] = {}
 
@@ -106,6 +102,8 @@ def play(game: str, tmp_path: Path, seed: int, plies: int, positions: int) -> li
     camera = _start(["camera", "--game", game, "--table", "t1", "--publish", address,
                      "--source", "synthetic", "--seed", str(seed), "--plies", str(plies),
                      "--view", DEMO_VIEWS.get(game, "overhead"),
+                     *(["--second-camera", "synthetic", "--second-view", DEMO_SECOND[game]]
+                       if game in DEMO_SECOND else []),
                      "--fps", "4", "--settle-s", "1", "--wait-subscriber", "30"],
                     tmp_path / "camera")
     err = tmp_path / "camera.err"
