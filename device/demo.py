@@ -14,11 +14,11 @@ ZeroMQ socket; the referee service subscribes, judges, prints the events, serves
 page and writes the game record. At the end the demo compares the announced events with
 the script's (what a referee fed the script's own positions says) and prints the record.
 
-The default game is ``esoloe`` (e-SOLO-e, issue #7): its moves are announced (named in
-part, ``0:d:?``: from above the cubes' symbols are mostly not read), no false event; its
-illegal change is ``unclear`` and its win, a line of symbols, is not announced.
-``--game esoloe-3andc`` shows the moves in full and the win. See docs/device.md ("The
-demo") for every game, measured.
+The default game is ``esoloe`` (e-SOLO-e, issue #7), seen at a slant by two cameras, one
+at the front and one facing it from the back (``DEMO_SECOND``; ``--second-camera none``
+for one): its moves, the illegal change put back and its win, a line of symbols on the
+side faces, are announced. See docs/device.md ("The demo", "Two cameras") for every game
+and mount, measured.
 """
 
 from __future__ import annotations
