@@ -57,6 +57,8 @@ from rules.observation import (
 MIN_CONFIDENCE = 0.9
 #: an alternative reading this much less probable than the written one is not considered
 ALTERNATIVE_FLOOR = 0.1
+#: an element's listed probabilities that sum to within this of 1 hold its whole belief
+LISTED_SLACK = 0.001
 #: unclear observations kept since the last sure judgement (older ones are forgotten) ...
 MAX_DOUBTS = 4
 #: ... and the most probable ways through them kept
@@ -341,39 +343,68 @@ def explain(
     accounted for (``Observation.doubts_combined``: every element in doubt listed in
     ``uncertain`` with its alternatives, all combined) and the readings weighed, every one
     of them against the rules, hold at least ``min_confidence`` of the probability (two
-    cubes where one may be placed, whichever player's the lower one is)."""
+    cubes where one may be placed, whichever player's the lower one is). Where every
+    element's alternatives hold the rest of its belief (``_listed_whole``), the readings
+    under ``ALTERNATIVE_FLOOR`` are weighed too: they never make a move, but may make a
+    violation (the field beside those two cubes read empty at 0.86 and holding a cube at
+    0.07 for each player: three cubes), and a legal one counts against it. A violation
+    that needs them must hold the threshold in the readings that break the rule the most
+    probable one breaks (the rule the event names): readings breaking other rules too
+    were, on the saved demo readings, a die misread surely (Neunfeld seed 17)."""
     best, best_p, rival_p, first = None, 0.0, 0.0, None
-    weighed, left_out = 0.0, []
-    for p, position in _weighed_readings(obs, left_out):
-        weighed += p
+    total_p, written_p, left_out, under = 0.0, None, False, False
+    illegal_p = {False: 0.0, True: 0.0}  # any rule broken; the most probable one's rule
+    in_doubt = obs.least_confidence < min_confidence
+    whole = in_doubt and obs.doubts_combined and _listed_whole(obs)
+    for p, position in obs.readings():
+        written_p = p if written_p is None else written_p
+        floor = p < ALTERNATIVE_FLOOR * written_p  # the readings come most probable first
+        if floor and (best is not None or not whole):
+            left_out = True
+            break
+        under |= floor
+        total_p += p
         verdict = game.judge(state, position)
         if verdict.kind == Judgement.VIOLATION:
             first = first or verdict
+            illegal_p[False] += p
+            illegal_p[True] += p if _broken(verdict) == _broken(first) else 0.0
+        elif floor:
+            continue  # too improbable to be taken: it only weighs against the violation
         elif best is None:
             best, best_p = verdict, p
         elif _outcome_key(verdict) != _outcome_key(best):
             rival_p += p
     if best is not None:
         return best if best_p >= min_confidence * (best_p + rival_p) else None
-    if obs.least_confidence >= min_confidence:
+    if not in_doubt:
         return first
-    if not left_out and obs.doubts_combined and weighed >= min_confidence:
+    if (not left_out and obs.doubts_combined
+            and illegal_p[under] >= min_confidence * max(total_p, 1.0)):
         return first
     return None
 
 
-def _weighed_readings(obs: Observation, left_out: list | None = None
-                      ) -> Iterator[tuple[float, Position]]:
-    """The readings ``explain`` weighs: from the most probable down to the tenth of the
-    position as written (``ALTERNATIVE_FLOOR``); ``left_out`` (a list) gets an item when
-    readings under it were left out."""
+def _broken(verdict: Judgement) -> str | None:
+    """The rule a violation announces as broken."""
+    return None if verdict.illegal is None else verdict.illegal.rule
+
+
+def _listed_whole(obs: Observation) -> bool:
+    """Whether each element ``uncertain`` lists holds its whole belief: its confidence and
+    its alternatives' probabilities sum to 1 (to the 4 decimals readers round to)."""
+    return all(u.confidence + sum(p for _, p in u.alternatives) >= 1 - LISTED_SLACK
+               for u in obs.uncertain)
+
+
+def _weighed_readings(obs: Observation) -> Iterator[tuple[float, Position]]:
+    """The readings a way through the doubts weighs: from the most probable down to the
+    tenth of the position as written (``ALTERNATIVE_FLOOR``)."""
     written_p = None
     for p, position in obs.readings():
         if written_p is None:
             written_p = p
         elif p < ALTERNATIVE_FLOOR * written_p:
-            if left_out is not None:
-                left_out.append(p)
             return  # the readings come most probable first
         yield p, position
 

@@ -229,6 +229,39 @@ def test_a_violation_every_listed_reading_shows_is_announced_in_doubt():
     assert events[-1]["event"] == "unclear"
 
 
+def test_readings_under_the_floor_complete_a_violation_whose_doubt_is_listed_whole():
+    """Two stones appeared (one A's or B's at 0.6 / 0.4) and the cell beside them is read
+    empty at 0.86, a stone of either player at 0.07 each: every reading breaks the rule,
+    those under a tenth of the written one too, so the violation is announced."""
+    either = {"path": "cells.2", "confidence": 0.6, "alternatives": [["A", 0.4]]}
+    beside = {"path": "cells.3", "confidence": 0.86, "alternatives": [["A", 0.07], ["B", 0.07]]}
+    events = run(obs(1, "....."), obs(2, "A...."),
+                 obs(3, "ABB..", confidence=0.6, uncertain=[either, beside]))
+    assert events[-1]["event"] == "violation" and events[-1]["rule"] == "one-stone"
+    # the empty cell's doubt not listed, or not all of it: unclear
+    for alternatives in ([], [["A", 0.07]]):
+        partly = {**beside, "alternatives": alternatives}
+        events = run(obs(1, "....."), obs(2, "A...."),
+                     obs(3, "ABB..", confidence=0.6, uncertain=[either, partly]))
+        assert events[-1]["event"] == "unclear"
+
+
+def test_readings_under_the_floor_that_break_other_rules_leave_the_violation_unclear():
+    """Two stones appeared (one A's or B's: one-stone either way), and each stone placed
+    before may be the other player's at 0.08 (under a tenth of the reading: a stone moved):
+    every reading is illegal, but the one rule the event would name holds only 0.85."""
+    either = {"path": "cells.1", "confidence": 0.6, "alternatives": [["B", 0.4]]}
+    moved = [{"path": "cells.0", "confidence": 0.92, "alternatives": [["B", 0.08]]},
+             {"path": "cells.2", "confidence": 0.92, "alternatives": [["A", 0.08]]}]
+    start = [obs(1, "....."), obs(2, "A...."), obs(3, "A.B..")]
+    events = run(*start, obs(4, "AAB.A", confidence=0.6, uncertain=[either, *moved]))
+    assert events[-1]["event"] == "unclear"
+    # the same doubt under the floor, in stones that keep the rule (three stones): violation
+    more = {"path": "cells.3", "confidence": 0.84, "alternatives": [["A", 0.08], ["B", 0.08]]}
+    events = run(*start, obs(4, "AAB.A", confidence=0.6, uncertain=[either, more]))
+    assert events[-1]["event"] == "violation" and events[-1]["rule"] == "one-stone"
+
+
 #: a stone read at 0.58 whose absence (no change) is legal too: the move is unclear
 DOUBTFUL_A = [{"path": "cells.0", "confidence": 0.58, "alternatives": [[".", 0.42]]}]
 
