@@ -207,7 +207,8 @@ class Referee:
                 tg.game, tg.state, tg.doubts, obs, self.min_confidence)
             moved_on = moved_on or through
         if not explained:  # no way through the doubts is legal, or there are none
-            verdict = explain(tg.game, tg.state, obs, self.min_confidence)
+            verdict = explain(tg.game, tg.state, obs, self.min_confidence,
+                              tails=not tg.in_violation)
             if moved_on and verdict is not None and verdict.kind == Judgement.VIOLATION:
                 # not announced: the table may have moved on by moves the referee could
                 # not read (or the camera did not), and the rules are judged from where
@@ -325,7 +326,8 @@ def mover(move: Move, state: State) -> int | None:
 
 
 def explain(
-    game: Game, state: State, obs: Observation, min_confidence: float = MIN_CONFIDENCE
+    game: Game, state: State, obs: Observation, min_confidence: float = MIN_CONFIDENCE,
+    tails: bool = True,
 ) -> Judgement | None:
     """The judgement of the most probable reading that is legal (same, in progress or
     moves); else the violation of the reading as given, or None (unclear) when the
@@ -350,12 +352,16 @@ def explain(
     0.07 for each player: three cubes), and a legal one counts against it. A violation
     that needs them must hold the threshold in the readings that break the rule the most
     probable one breaks (the rule the event names): readings breaking other rules too
-    were, on the saved demo readings, a die misread surely (Neunfeld seed 17)."""
+    were, on the saved demo readings, a die misread surely (Neunfeld seed 17). ``tails``
+    False (a violation announced and not yet put right): not so; the table is being put
+    back, and a second violation from a doubtful reading tells the players nothing new
+    (after a game lost to sure misreads, Neunfeld seed 11's readings of 10:50 UTC, one
+    such violation on a wrong state began a run of six)."""
     best, best_p, rival_p, first = None, 0.0, 0.0, None
     total_p, written_p, left_out, under = 0.0, None, False, False
     illegal_p = {False: 0.0, True: 0.0}  # any rule broken; the most probable one's rule
     in_doubt = obs.least_confidence < min_confidence
-    whole = in_doubt and obs.doubts_combined and _listed_whole(obs)
+    whole = tails and in_doubt and obs.doubts_combined and _listed_whole(obs)
     for p, position in obs.readings():
         written_p = p if written_p is None else written_p
         floor = p < ALTERNATIVE_FLOOR * written_p  # the readings come most probable first

@@ -246,6 +246,16 @@ def test_readings_under_the_floor_complete_a_violation_whose_doubt_is_listed_who
         assert events[-1]["event"] == "unclear"
 
 
+def test_while_a_violation_is_outstanding_readings_under_the_floor_make_no_other():
+    """A violation announced and not put right; the next picture is the doubtful one of
+    the test above: the table is being put back, so it is unclear, not a second violation."""
+    either = {"path": "cells.2", "confidence": 0.6, "alternatives": [["A", 0.4]]}
+    beside = {"path": "cells.3", "confidence": 0.86, "alternatives": [["A", 0.07], ["B", 0.07]]}
+    events = run(obs(1, "....."), obs(2, "A...."), obs(3, "AA..."),
+                 obs(4, "ABB..", confidence=0.6, uncertain=[either, beside]))
+    assert [e["event"] for e in events] == ["move", "violation", "unclear"]
+
+
 def test_readings_under_the_floor_that_break_other_rules_leave_the_violation_unclear():
     """Two stones appeared (one A's or B's: one-stone either way), and each stone placed
     before may be the other player's at 0.08 (under a tenth of the reading: a stone moved):
