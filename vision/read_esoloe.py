@@ -25,9 +25,11 @@ What is not known stays null; an element read with less than 0.9 confidence (a f
 stack, a player, a face) is listed in ``uncertain``; so is a field whose centre another
 stack hides from the camera. A field's entry names the field's next most likely stacks as
 alternatives (``_stack_readings``: empty, a cube lower, a cube taller), so that the
-referee can take the one reading that makes a legal move. A cube whose colour no face
-shows (a lower cube seen from straight above) gets player 0 with confidence 0.5 and the
-other as alternative.
+referee can take the one reading that makes a legal move; they are named down to
+``ALTERNATIVE_MIN`` (0.01), so that with the reading's they hold the field's whole belief
+(as far as ``MAX_ALTERNATIVES`` allows) and the referee can also weigh a violation on
+them (docs/observation-extensions.md). A cube whose colour no face shows (a lower cube
+seen from straight above) gets player 0 with confidence 0.5 and the other as alternative.
 """
 
 from __future__ import annotations
