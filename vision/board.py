@@ -804,11 +804,11 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         fitted = fit_model(grey, aligned, geom, wide=0.0)
         shown = 0.0
         for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
-            s = _shown(grey, corners, geom, size)
+            s, stop = _shown(grey, corners, geom, size, stop=True)
             shown = max(shown, s)
             if s > best[0]:
                 best = (s, corners, start)
-                done = s >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT)
+                done = stop >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT)
         if not rigid:
             fitted_from.append((shown, True, score, inset, quad, start))
     if best[1] is None:
@@ -819,19 +819,25 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     return BoardFix(orient(image, corners, geom), best[2])
 
 
-def _shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
-           size: tuple[int, int]) -> float:
+def _shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry, size: tuple[int, int],
+           stop: bool = False):
     """How well the board shows at ``corners`` (``support``), the measure its fits are
     chosen by: 0 where no camera sees the board so (``plausible_view``); on a strip the
     lesser of the pattern's share and its painted lines' (a shortened or shifted strip
     shows most of its outline); on the e-SOLO-e tiles their mean (an outline fitted on
-    a darker line inside the edge shows as well as the edge itself, its frame line not)."""
-    if not plausible_view(corners, geom, size):
-        return 0.0
-    s, lines = support(grey, corners, geom)
+    a darker line inside the edge shows as well as the edge itself, its frame line not).
+    With ``stop`` also the measure that ends the search: on the tiles the lesser of that
+    mean and the pattern's share (the mean alone, mostly above the share, ended it before
+    a better fit was tried)."""
+    s, lines = support(grey, corners, geom) if plausible_view(corners, geom, size) \
+        else (0.0, 0.0)
     if geom.aspect >= STRIP_ASPECT:
-        return min(s, lines)
-    return (s + lines) / 2 if geom.material == "ceramic" else s
+        shown = ending = min(s, lines)
+    elif geom.material == "ceramic":
+        shown, ending = (s + lines) / 2, min(s, (s + lines) / 2)
+    else:
+        shown = ending = s
+    return (shown, ending) if stop else shown
 
 
 def _side_points(geom: Geometry) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
