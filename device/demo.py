@@ -14,11 +14,11 @@ ZeroMQ socket; the referee service subscribes, judges, prints the events, serves
 page and writes the game record. At the end the demo compares the announced events with
 the script's (what a referee fed the script's own positions says) and prints the record.
 
-The default game is ``esoloe`` (e-SOLO-e, issue #7), seen at a slant by two cameras, one
-at the front and one facing it from the back (``DEMO_SECOND``; ``--second-camera none``
-for one): its moves, the illegal change put back and its win, a line of symbols on the
-side faces, are announced. See docs/device.md ("The demo", "Two cameras") for every game
-and mount, measured.
+The default game is ``esoloe`` (e-SOLO-e, issue #7), seen at a slant: its moves, the
+illegal change put back and its win, a line of symbols on the side faces, are announced.
+Tic-tac-toe is seen by two cameras, overhead and one facing it from the back at a slant
+(``DEMO_SECOND``; ``--second-camera`` chooses for any game of the e-SOLO-e family). See
+docs/device.md ("The demo", "Two cameras") for every game and mount, measured.
 """
 
 from __future__ import annotations
@@ -44,10 +44,10 @@ DEMO_VIEWS = {"esoloe": "oblique"}
 #: (docs/device.md, "Two cameras", measured in process, no false event in any mount):
 #: tic-tac-toe overhead with an oblique camera at the back reads every position of its
 #: demo seed and dev seeds 11..14 right and announces exactly the scripts' events (32 of
-#: 32; overhead alone 28, the demo's win a line of side faces it cannot see); e-SOLO-e at
-#: a slant from the front and the back announces its demo's 7 of 7 (one camera 5: the
-#: illegal change unclear)
-DEMO_SECOND = {"esoloe-tictactoe": "oblique", "esoloe": "oblique"}
+#: 32; overhead alone 28, the demo's win a line of side faces it cannot see). e-SOLO-e
+#: keeps one camera: at e8f9db8 its demo seed is 7 of 7 with one camera at a slant as with
+#: two (two announce more of dev seeds 10..14: 38 of 50, one 34; --second-camera oblique)
+DEMO_SECOND = {"esoloe-tictactoe": "oblique"}
 DEMO_PLAYERS = {
     "esoloe": ["natural", "green"], "esoloe-tictactoe": ["natural", "green"],
     "esoloe-3andc": ["natural", "green"], "neunfeld": ["A", "B"], "tyr": ["A", "B"],

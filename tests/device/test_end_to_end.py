@@ -48,8 +48,8 @@ FAST_GAMES = {"esoloe-3andc"}
 #: seen overhead alone announced 6 of 7 (not its win: a side-view line from the east whose
 #: deciding face, the a2 cube's east one, overhead does not see); with the demo's second
 #: camera (DEMO_SECOND: oblique, facing the first from the north) it is exact. e-SOLO-e at
-#: a slant alone announced 5 of 7 (the illegal change 'unclear': field b read empty at 0.86
-#: with no alternative beside the lower cube's player in doubt); front and back, exact
+#: a slant announced 5 of 7 (the illegal change 'unclear') until a152cb1 and 8d8f495
+#: (field b's doubt listed, the referee weighing it); exact since
 NOT_EXACT: dict[str, str] = {}
 #: where the referee announced an event the script does not have (a known fault, measured)
 FALSE_EVENTS: dict[str, str] = {}
