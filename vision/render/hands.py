@@ -284,7 +284,9 @@ def _draw_hand(p: Painter, hand: Hand) -> None:
     if length > 1.0:  # a moving hand smears along its path
         from vision.render.effects import motion_kernel
         angle = float(np.degrees(np.arctan2(blur[1], blur[0])))
-        f = 2 if length > 8 else 1  # a long smear is smooth: work at half size
+        # a long smear is smooth: work at half size, unless the layer is a sliver at the
+        # frame's edge (a side of 1 px would halve to none)
+        f = 2 if length > 8 and min(W, H) >= 2 else 1
         both = cv2.merge([layer, alpha])
         if f > 1:
             both = cv2.resize(both, (W // f, H // f), interpolation=cv2.INTER_AREA)
