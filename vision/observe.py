@@ -95,7 +95,9 @@ def most_likely_valid(game: str, reading) -> None:
     elements' alternatives allow: while the rules reject it (``InvalidPosition`` names the
     key at fault: a second stone of one token, too many white stones, two dice on one
     field), the least confident uncertain element at or under that key takes its most
-    likely alternative, and the old reading becomes an alternative. What stays invalid
+    likely alternative, and the old reading becomes an alternative; the entries inside
+    it (a cube's player, a face of a stack taken whole) go with the old reading, so that
+    every path names an element of the position written. What stays invalid
     (no alternative left, or an element without alternatives, such as a null token)
     stays as read."""
     from rules.core import InvalidPosition
@@ -123,6 +125,7 @@ def most_likely_valid(game: str, reading) -> None:
         entry["alternatives"].append([holder[index], entry["confidence"]])
         holder[index] = value
         entry["confidence"] = probability
+        reading.forget_under(entry["path"])
         reading.confidences.append(float(probability))
 
 

@@ -30,3 +30,15 @@ class Reading:
             if alternatives:
                 entry["alternatives"] = alternatives
             self.uncertain.append(entry)
+
+    def forget_under(self, path: str) -> None:
+        """Take out the entries of the elements inside ``path`` (``cells.4`` takes out
+        ``cells.4.1.player``, ...) and their confidences: the element at ``path`` was
+        read again as a whole (``vision.observe.most_likely_valid``), so they described
+        what it no longer holds and may name what is no longer there."""
+        inside = [u for u in self.uncertain if u["path"].startswith(path + ".")]
+        for entry in inside:
+            self.uncertain.remove(entry)
+            # an entry's confidence is its element's (``add``), rounded
+            self.confidences.remove(min(self.confidences,
+                                        key=lambda c: abs(c - entry["confidence"])))
