@@ -23,10 +23,10 @@ Kinds (``SourceConfig.kind``):
   (``vision.render.script.ScriptedGame``; ``SourceConfig.script`` is the game or its
   arguments), each frame with its ground truth in ``Frame.metadata``.
 
-A frame that cannot be read (a corrupt file, a failed grab) is reported through
-``on_error`` (by default the ``tableref.sources`` logger) and skipped; only a source
-that cannot be opened at all, or one that fails ``max_failures`` times in a row, raises
-``SourceError``.
+A frame that cannot be read (a corrupt file, a failed grab, an exception while making
+it: a decoder's or the renderer's) is reported in one line through ``on_error`` (by
+default the ``tableref.sources`` logger) and skipped; only a source that cannot be opened
+at all, or one that fails ``max_failures`` times in a row, raises ``SourceError``.
 
 Capture is separate from processing: ``LatestFrame`` runs a source in its own thread and
 keeps only the newest frame, so slow recognition never makes the camera fall behind
@@ -150,7 +150,14 @@ class FrameSource:
     def read(self) -> Frame | None:
         """The next good frame, skipping (and reporting) unreadable ones; None at the end."""
         while True:
-            grabbed = self._grab()
+            try:
+                grabbed = self._grab()
+            except SourceError:
+                raise
+            except Exception as err:  # the frame could not be made: one line, skipped
+                line = next((t.strip() for t in str(err).splitlines() if t.strip()), "")
+                grabbed = None, (f"{self.config.kind} source, frame "
+                                 f"{self.index + self.skipped} ({type(err).__name__}: {line})"), {}
             if grabbed is None:
                 return None
             picture, name, meta = grabbed
@@ -163,7 +170,7 @@ class FrameSource:
                 if self._failures >= self.config.max_failures:
                     raise SourceError(
                         f"{self.config.kind} source: {self._failures} unreadable frames in a "
-                        "row; giving up")
+                        f"row (the last: {name}); giving up")
                 continue
             self._failures = 0
             lores = meta.pop("lores", None)
@@ -416,7 +423,11 @@ class SyntheticSource(FrameSource):
     def open(self) -> None:
         factory = _SYNTHETIC[0] if _SYNTHETIC else scripted_game
         try:
-            self._it = iter(factory(self.config))
+            made = factory(self.config)
+            # a scripted game is drawn frame by frame (``frame(i)``), so that one that fails
+            # to draw is skipped, not the rest of the game with it (as in its iterator)
+            self._game = made if hasattr(made, "frame") and hasattr(made, "__len__") else None
+            self._it = None if self._game is not None else iter(made)
         except SourceError:
             raise
         except Exception as err:
@@ -424,11 +435,17 @@ class SyntheticSource(FrameSource):
         self._n = 0
 
     def _grab(self):
-        try:
-            item = next(self._it)
-        except StopIteration:
-            return None
-        self._n += 1
+        if self._game is not None:
+            if self._n >= len(self._game):
+                return None
+            self._n += 1
+            item = self._game.frame(self._n - 1)
+        else:
+            try:
+                item = next(self._it)
+            except StopIteration:
+                return None
+            self._n += 1
         if hasattr(item, "image"):  # a renderer frame
             return item.image, f"frame {item.index} ({item.phase})", {
                 "time": item.time, "truth": item.truth, "stable": item.stable,

@@ -178,3 +178,44 @@ def test_the_systemd_unit_passes_options_tableref_camera_takes():
     assert args.command == "camera" and args.source == "picamera2"
     assert (args.table, args.game, args.publish) == (
         env["TABLEREF_TABLE"], env["TABLEREF_GAME"], env["TABLEREF_CAMERA_PUBLISH"])
+
+
+@pytest.mark.parametrize("bad, status", [({1}, 0), (None, 1)], ids=["one", "always"])
+def test_a_frame_the_source_fails_to_make_is_one_line_and_skipped_one_that_always_fails_stops(
+        caplog, bad, status):
+    """A source raising on one frame (the renderer's cv2.error): one warning naming the
+    source, the frame and the error, and the service reads on; raising on every frame:
+    one error line after ``max_failures`` in a row and exit status 1. No traceback."""
+    import threading
+
+    from device.camera_service import options, serve
+    from device.sources import register_synthetic
+    from tests.device.test_sources import _Flaky
+
+    sockets = ipc_dir()
+    stop, ended, fed = threading.Event(), threading.Event(), []
+    threading.Thread(target=lambda: ended.wait(20) and stop.set(), daemon=True).start()
+    register_synthetic(lambda cfg: _Flaky(4 if bad else 60, bad))
+    try:
+        rc = serve(options(GAME, source="synthetic", publish=f"ipc://{sockets}/obs"),
+                   stop=stop, ended=ended, systemd=False,
+                   progress=lambda tracker, obs: fed.append(tracker.frames))
+    finally:
+        register_synthetic(None)
+        stop.set()
+        shutil.rmtree(sockets, ignore_errors=True)
+    assert rc == status
+    assert not any(r.exc_info for r in caplog.records)
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    if bad:
+        assert fed == [1, 2, 3] and not errors  # frames 0, 2 and 3
+        assert warned == ["synthetic source, frame 1 (error: OpenCV(5.0.0) resize.cpp:4220: "
+                          "error: (-215:Assertion failed) inv_scale_x > 0 in function "
+                          "'resize'): unreadable frame, skipped"]
+    else:
+        assert fed == [] and len(warned) == 50
+        assert errors == ["synthetic source: 50 unreadable frames in a row (the last: "
+                          "synthetic source, frame 49 (error: OpenCV(5.0.0) resize.cpp:4220: "
+                          "error: (-215:Assertion failed) inv_scale_x > 0 in function "
+                          "'resize')); giving up"]

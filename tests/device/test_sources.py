@@ -262,3 +262,50 @@ def test_latest_frame_keeps_only_the_newest(tmp_path):
     assert grabber.ended and grabber.error is None
     assert seen == sorted(seen) and seen[-1] == 29
     assert len(seen) + grabber.dropped == 30
+
+
+class _Flaky:
+    """A scripted game (``frame(i)``, ``len``) of ``n`` frames whose drawing fails at
+    ``bad`` (all of them: None), as the renderer's did for a hand at the frame's edge."""
+
+    def __init__(self, n: int, bad: set | None):
+        self.n, self.bad = n, bad
+
+    def __len__(self) -> int:
+        return self.n
+
+    def frame(self, i: int):
+        if self.bad is None or i in self.bad:
+            raise cv2.error("OpenCV(5.0.0) resize.cpp:4220: error: (-215:Assertion failed) "
+                            "inv_scale_x > 0 in function 'resize'\n")
+        return picture(i), f"frame {i}"
+
+
+def test_a_frame_the_synthetic_game_fails_to_draw_is_one_line_and_skipped():
+    register_synthetic(lambda cfg: _Flaky(4, {1}))
+    errors = []
+    try:
+        with open_source(SourceConfig("synthetic", script=0), on_error=errors.append) as src:
+            frames = list(src)
+    finally:
+        register_synthetic(None)
+    assert [f.name for f in frames] == ["frame 0", "frame 2", "frame 3"]  # the game goes on
+    assert [f.index for f in frames] == [0, 1, 2] and src.skipped == 1
+    assert errors == ["synthetic source, frame 1 (error: OpenCV(5.0.0) resize.cpp:4220: "
+                      "error: (-215:Assertion failed) inv_scale_x > 0 in function 'resize'):"
+                      " unreadable frame, skipped"]
+
+
+def test_a_source_that_always_raises_gives_up_with_one_line_naming_the_error():
+    register_synthetic(lambda cfg: _Flaky(10, None))
+    try:
+        src = open_source(SourceConfig("synthetic", script=0, max_failures=3),
+                          on_error=lambda m: None)
+        with src, pytest.raises(SourceError) as caught:
+            src.read()
+    finally:
+        register_synthetic(None)
+    message = str(caught.value)
+    assert message.startswith("synthetic source: 3 unreadable frames in a row (the last: "
+                              "synthetic source, frame 2 (error: OpenCV")
+    assert message.endswith("); giving up") and "\n" not in message
