@@ -51,9 +51,11 @@ def test_entries_of_an_element_kept_stay():
     assert reading.confidences == [0.5]
 
 
-@pytest.mark.parametrize("game", ["esoloe", "esoloe-tictactoe"])
-def test_overhead_observations_of_dev_renders_parse(game):
-    for seed in range(100, 103):
+# esoloe seed 105: a stack repaired lower left cells.3.1.player, refused before 32d7fc1
+@pytest.mark.parametrize(("game", "seeds"), [("esoloe", (100, 101, 105)),
+                                             ("esoloe-tictactoe", (100, 101, 102))])
+def test_overhead_observations_of_dev_renders_parse(game, seeds):
+    for seed in seeds:
         image, _ = render_scene(game, random_position(game, seed), seed,
                                 options=RenderOptions(camera_mode="overhead"))
         obs = observe(image, game, seq=1, time=0.0)
