@@ -42,7 +42,6 @@ import argparse
 
 SOURCES = ("synthetic", "folder", "video", "usb", "picamera2")
 LIVE = ("usb", "picamera2")  # captured in their own thread, keeping only the newest frame
-FUSED = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")  # vision.fuse.FAMILY (kept light)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -179,9 +178,18 @@ def check_second(args: argparse.Namespace) -> None:
         if given:
             raise ValueError(f"{' and '.join(given)} need{'s' * (len(given) == 1)} "
                              "--second-camera SOURCE")
-    elif args.game not in FUSED:
-        raise ValueError(f"--second-camera: two cameras are fused for {', '.join(FUSED)} "
-                         f"only, not {args.game}")
+    else:
+        check_fused(args.game)
+
+
+def check_fused(game: str) -> None:
+    """ValueError (one line) for a game whose two cameras' readings cannot be fused (only
+    ``vision.fuse.FAMILY``'s can)."""
+    from vision.fuse import FAMILY
+
+    if game not in FAMILY:
+        raise ValueError(f"--second-camera: two cameras are fused for {', '.join(FAMILY)} "
+                         f"only, not {game}")
 
 
 def run(args: argparse.Namespace) -> int:

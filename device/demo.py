@@ -377,12 +377,11 @@ def second_view(game: str, choice: str | None) -> str | None:
     """The demo's second camera's view: ``choice`` (``none``: no second camera), else the
     game's (``DEMO_SECOND``); None for one camera. ValueError for a game whose two
     readings cannot be fused."""
-    from device.camera_service import FUSED
+    from device.camera_service import check_fused
 
     view = DEMO_SECOND.get(game) if choice is None else (None if choice == "none" else choice)
-    if view is not None and game not in FUSED:
-        raise ValueError(f"--second-camera: two cameras are fused for {', '.join(FUSED)} "
-                         f"only, not {game}")
+    if view is not None:
+        check_fused(game)
     return view
 
 

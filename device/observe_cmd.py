@@ -24,7 +24,6 @@ import argparse
 
 # the games vision.observe.READERS reads (not imported here: this module stays light)
 GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "neunfeld", "tyr", "cubes")
-FUSED = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")  # vision.fuse.FAMILY
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +68,7 @@ def _calibration(path: str) -> dict:
 def _calibrations(args: argparse.Namespace) -> tuple[dict | None, dict | None]:
     """The first and the second camera's calibration dicts; ValueError (one line) for a
     bad file or arguments that do not fit together."""
-    from device.camera_service import load_calibration, second_calibration
+    from device.camera_service import check_fused, load_calibration, second_calibration
 
     if args.calibration and args.camera_calibration:
         raise ValueError("give the camera's intrinsics once: --calibration or "
@@ -77,9 +76,7 @@ def _calibrations(args: argparse.Namespace) -> tuple[dict | None, dict | None]:
     if args.second_camera is None and args.second_calibration:
         raise ValueError("--second-calibration needs --second-camera")
     if args.second_camera is not None:
-        if args.game not in FUSED:
-            raise ValueError(f"--second-camera: two cameras are fused for "
-                             f"{', '.join(FUSED)} only, not {args.game}")
+        check_fused(args.game)
         if len(args.second_camera) != len(args.images):
             raise ValueError(f"--second-camera: {len(args.second_camera)} images for "
                              f"{len(args.images)} of the first camera")
