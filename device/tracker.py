@@ -365,10 +365,10 @@ class Tracker:
         if all(view.last_read is not None and not self.moved(small, view.last_read)
                for view, small in zip(self.views, smalls, strict=True)):
             return None  # a hand came and went; nothing moved
-        return self._read(images, lores, now)
+        return self._read(images, lores, smalls, now)
 
     def _read(self, images: list[np.ndarray], lores: list[np.ndarray | None],
-              now: float) -> dict | None:
+              smalls: list[np.ndarray], now: float) -> dict | None:
         self.recognised += 1
         try:
             obs = self.recognise(images[0] if len(images) == 1 else tuple(images),
@@ -399,13 +399,13 @@ class Tracker:
         if self.memory is not None:
             self.memory.apply(obs)
         self.seq += 1
-        for view, key, image, lo in zip(self.views, ("board", "board_second"), images, lores,
-                                        strict=False):
+        for view, key, image, lo, small in zip(self.views, ("board", "board_second"), images,
+                                               lores, smalls, strict=False):
             if obs.get(key) != view.board_json:
                 self._set_board(obs.get(key), view)
                 # the picture's region changed: start the comparison again on the new region
-                view.anchor = self.lores(image, lo, view)
-            view.last_read = self.lores(image, lo, view)
+                small = view.anchor = self.lores(image, lo, view)
+            view.last_read = small
         return obs
 
     def run(self, frames: Iterable[Any]) -> Iterator[dict]:
