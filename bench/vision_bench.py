@@ -90,12 +90,14 @@ def _tracking(game: str, obs: dict, image):
     return tracker, frame
 
 
-def observe_folder(folder: str, game: str, n: int, clock_name: str = "wall") -> dict:
-    """Observe the first ``n`` frames of ``game`` in ``folder`` (this process: time and
-    memory): per frame a new ``Observer`` finds the board (``find``) and reads the frame
-    (the accuracy columns); the frame read again with the board tracked (``read``: the
-    still check, occlusion, reader, rules' check); and the frame fed again to a device
-    tracker that has read it plus the board's still check (``track``)."""
+def observe_folder(folder: str, game: str, first: int, n: int,
+                   clock_name: str = "wall") -> dict:
+    """Observe ``n`` frames of ``game`` in ``folder`` from seed ``SEED_START + first``
+    (this process: time and memory), the tallies ``summary`` makes a row of: per frame a
+    new ``Observer`` finds the board (``find``) and reads the frame (the accuracy counts);
+    the frame read again with the board tracked (``read``: the still check, occlusion,
+    reader, rules' check); and the frame fed again to a device tracker that has read it
+    plus the board's still check (``track``)."""
     import resource
     import time
 
@@ -110,7 +112,7 @@ def observe_folder(folder: str, game: str, n: int, clock_name: str = "wall") -> 
     found = right = total = exact = errors = 0
     times: dict[str, list[float]] = {"find": [], "read": [], "track": []}
     stages: dict[str, list[float]] = {}
-    frames = [Path(f"{folder}/{game}-{SEED_START + i}.png") for i in range(n)]
+    frames = [Path(f"{folder}/{game}-{SEED_START + i}.png") for i in range(first, first + n)]
     for path in frames[:1]:  # load the models before the clock runs
         with contextlib.suppress(ObserveError, ValueError, cv2.error):
             Observer(game).observe(cv2.imread(str(path)))
@@ -164,16 +166,35 @@ def observe_folder(folder: str, game: str, n: int, clock_name: str = "wall") -> 
         ok = sum(have.get(k) == v for k, v in want.items())
         right += ok
         exact += ok == len(want)
-    n = max(len(frames), 1)
-    row = {"game": game, "frames": len(frames), "board found %": 100 * found / n,
-           "element %": 100 * right / max(total, 1), "exact %": 100 * exact / n}
+    return {"frames": len(frames), "found": found, "right": right, "total": total,
+            "exact": exact, "errors": errors, "times": times, "stages": stages,
+            "peak MiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def summary(game: str, parts: list[dict]) -> dict:
+    """One game's row from the tallies of ``observe_folder`` over its frames (one part,
+    or one part per process where ``--jobs`` split them); the row's ``stages``: the
+    median ms of each stage of the tracked read."""
+    import numpy as np
+
+    def total(key: str) -> int:
+        return sum(part[key] for part in parts)
+
+    def joined(key: str, name: str) -> list[float]:
+        return [ms for part in parts for ms in part[key].get(name, [])]
+
+    n = max(total("frames"), 1)
+    row = {"game": game, "frames": total("frames"), "board found %": 100 * total("found") / n,
+           "element %": 100 * total("right") / max(total("total"), 1),
+           "exact %": 100 * total("exact") / n}
     for name, label in (("find", "find"), ("read", "read tracked"), ("track", "track")):
-        ms = np.array(times[name]) if times[name] else np.full(1, np.nan)
+        ms = np.array(joined("times", name) or [np.nan])
         row[f"{label} median ms"] = float(np.median(ms))
         row[f"{label} p95 ms"] = float(np.percentile(ms, 95))
-    row["peak MiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    row["errors"] = errors
-    row["stages"] = {k: float(np.median(v)) for k, v in stages.items()}
+    row["peak MiB"] = max(part["peak MiB"] for part in parts)
+    row["errors"] = total("errors")
+    names = dict.fromkeys(name for part in parts for name in part["stages"])
+    row["stages"] = {name: float(np.median(joined("stages", name))) for name in names}
     return row
 
 
@@ -207,39 +228,75 @@ def profile_folder(folder: str, game: str, n: int, top: int = 30) -> str:
     return f"{game}: {3 * len(observers)} tracked reads of {n} frames\n{out.getvalue()}"
 
 
+def _observed(folder: str, game: str, first: int, n: int, clock: str, core: int | None) -> dict:
+    """``observe_folder``'s tallies from a child process (its own memory; pinned to
+    ``core`` with ``taskset`` where there is one)."""
+    pin = ["taskset", "-c", str(core)] if core is not None and shutil.which("taskset") else []
+    out = subprocess.run([*pin, sys.executable, "-m", "bench.vision_bench",
+                          "--observe", folder, "--games", game, "--first", str(first),
+                          "--n", str(n), "--clock", clock],
+                         capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    if out.returncode != 0:
+        raise RuntimeError(f"observing {game} failed: {out.stderr.strip()[-2000:]}")
+    if out.stderr.strip():
+        print(f"{game}: {out.stderr.strip().splitlines()[-1]}", file=sys.stderr)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _observed_all(folder: str, games: tuple[str, ...], n: int, clock: str,
+                  jobs: int) -> dict[str, list[dict]]:
+    """Each game's tallies: one child a game on core 0 (``jobs`` 1), or each game's frames
+    in parts of at most 25 over ``jobs`` children at once, each pinned to a core of its
+    own (cores 0 .. jobs - 1)."""
+    if jobs <= 1:
+        return {game: [_observed(folder, game, 0, n, clock, 0)] for game in games}
+    import queue
+    from concurrent.futures import ThreadPoolExecutor
+
+    cores: queue.Queue[int] = queue.Queue()
+    for core in range(jobs):
+        cores.put(core)
+
+    def part(job: tuple[str, int, int]) -> dict:
+        core = cores.get()
+        try:
+            return _observed(folder, *job, clock, core)
+        finally:
+            cores.put(core)
+
+    parts = [(game, first, min(25, n - first)) for game in games for first in range(0, n, 25)]
+    with ThreadPoolExecutor(jobs) as pool:
+        tallies = list(pool.map(part, parts))
+    done = {game: [] for game in games}
+    for (game, _, _), tally in zip(parts, tallies, strict=True):
+        done[game].append(tally)
+    return done
+
+
 def measure(n: int | None = None, camera: str = "overhead",
             games: tuple[str, ...] = GAMES, frames: str | None = None,
-            clock: str = "wall", split: list | None = None) -> list[dict]:
+            clock: str = "wall", split: list | None = None, jobs: int = 1) -> list[dict]:
     """The table's rows; ``frames``: a folder to render into (kept, frames already there
     are not rendered again) instead of a temporary one; ``clock``: wall or cpu; ``split``:
-    a list to add each game's row of ``read tracked``'s stages to."""
+    a list to add each game's row of ``read tracked``'s stages to; ``jobs``: processes
+    rendering and observing at once (1: two render, one observes)."""
     n = n or int(os.environ.get("TABLEREF_VISION_BENCH_N", N_DEFAULT))
     folder = frames or tempfile.mkdtemp(prefix="tableref-vision-bench-")
     Path(folder).mkdir(parents=True, exist_ok=True)
     try:
-        jobs = [(g, SEED_START + i, camera, folder) for g in games for i in range(n)
-                if not Path(f"{folder}/{g}-{SEED_START + i}.json").is_file()]
-        if len(jobs) > 4:
+        renders = [(g, SEED_START + i, camera, folder) for g in games for i in range(n)
+                   if not Path(f"{folder}/{g}-{SEED_START + i}.json").is_file()]
+        if len(renders) > 4:
             from multiprocessing import Pool
 
-            with Pool(min(2, os.cpu_count() or 1)) as pool:
-                pool.map(_render, jobs, chunksize=4)
+            with Pool(max(jobs, min(2, os.cpu_count() or 1))) as pool:
+                pool.map(_render, renders, chunksize=4)
         else:
-            for job in jobs:
-                _render(job)
+            for render in renders:
+                _render(render)
         rows = []
-        pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
-        for game in games:
-            out = subprocess.run([*pin, sys.executable, "-m", "bench.vision_bench",
-                                  "--observe", folder, "--games", game, "--n", str(n),
-                                  "--clock", clock],
-                                 capture_output=True, text=True,
-                                 cwd=Path(__file__).resolve().parents[1])
-            if out.returncode != 0:
-                raise RuntimeError(f"observing {game} failed: {out.stderr.strip()[-2000:]}")
-            if out.stderr.strip():
-                print(f"{game}: {out.stderr.strip().splitlines()[-1]}", file=sys.stderr)
-            row = json.loads(out.stdout.strip().splitlines()[-1])
+        for game, parts in _observed_all(folder, games, n, clock, jobs).items():
+            row = summary(game, parts)
             stages = row.pop("stages")
             if split is not None:
                 split.append({"game": game, **{f"{k} ms": v for k, v in stages.items()}})
@@ -265,7 +322,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="also print where the tracked read's time goes, per stage")
     parser.add_argument("--profile", action="store_true",
                         help="profile the first game's tracked reads (needs --frames)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="render and observe in this many processes at once, each "
+                             "observer on a core of its own (1: the frames observed on "
+                             "core 0)")
     parser.add_argument("--observe", metavar="FOLDER", help=argparse.SUPPRESS)
+    parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     games = tuple(args.games.split(","))
     if args.profile:
@@ -274,13 +336,13 @@ def main(argv: list[str] | None = None) -> int:
         print(profile_folder(args.frames, games[0], args.n or N_DEFAULT))
         return 0
     if args.observe:  # the child: one game's frames, one JSON line
-        print(json.dumps(observe_folder(args.observe, games[0], args.n or N_DEFAULT,
-                                        args.clock)))
+        print(json.dumps(observe_folder(args.observe, games[0], args.first,
+                                        args.n or N_DEFAULT, args.clock)))
         return 0
     from bench.__main__ import format_table
 
     split: list[dict] = []
-    rows = measure(args.n, args.camera, games, args.frames, args.clock, split)
+    rows = measure(args.n, args.camera, games, args.frames, args.clock, split, args.jobs)
     title = TITLE if args.clock == "wall" else TITLE.replace("time on", "CPU time on")
     print(format_table(title, rows), flush=True)
     if args.split:
