@@ -358,13 +358,11 @@ def explain(
     (after a game lost to sure misreads, Neunfeld seed 11's readings of 10:50 UTC, one
     such violation on a wrong state began a run of six)."""
     best, best_p, rival_p, first = None, 0.0, 0.0, None
-    total_p, written_p, left_out, under = 0.0, None, False, False
+    total_p, left_out, under = 0.0, False, False
     illegal_p = {False: 0.0, True: 0.0}  # any rule broken; the most probable one's rule
     in_doubt = obs.least_confidence < min_confidence
     whole = tails and in_doubt and obs.doubts_combined and _listed_whole(obs)
-    for p, position in obs.readings():
-        written_p = p if written_p is None else written_p
-        floor = p < ALTERNATIVE_FLOOR * written_p  # the readings come most probable first
+    for p, position, floor in _floored_readings(obs):
         if floor and (best is not None or not whole):
             left_out = True
             break
@@ -403,15 +401,21 @@ def _listed_whole(obs: Observation) -> bool:
                for u in obs.uncertain)
 
 
-def _weighed_readings(obs: Observation) -> Iterator[tuple[float, Position]]:
-    """The readings a way through the doubts weighs: from the most probable down to the
-    tenth of the position as written (``ALTERNATIVE_FLOOR``)."""
+def _floored_readings(obs: Observation) -> Iterator[tuple[float, Position, bool]]:
+    """Every reading, most probable first, with whether it is under the floor: less than
+    ``ALTERNATIVE_FLOOR`` times as probable as the position as written."""
     written_p = None
     for p, position in obs.readings():
-        if written_p is None:
-            written_p = p
-        elif p < ALTERNATIVE_FLOOR * written_p:
-            return  # the readings come most probable first
+        written_p = p if written_p is None else written_p
+        yield p, position, p < ALTERNATIVE_FLOOR * written_p
+
+
+def _weighed_readings(obs: Observation) -> Iterator[tuple[float, Position]]:
+    """The readings a way through the doubts weighs: from the most probable down to the
+    floor (the readings come most probable first)."""
+    for p, position, floor in _floored_readings(obs):
+        if floor:
+            return
         yield p, position
 
 
