@@ -786,6 +786,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None, cube_set: str = CUBE_SET) -> Reading:
     """The position of an e-SOLO-e family board in ``image``."""
     fields = read_fields(image, fix, geom, calibration, cube_set)
+    _balance(fields, geom.game)
     cells: list[list[dict]] = []
     reading = Reading({"cells": cells})
     for i, field in enumerate(fields):
@@ -806,6 +807,32 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                 reading.add(p, f"{path}.faces.{d}", FACE_CONFIDENT)
         cells.append(stack)
     return reading
+
+
+def _balance(fields: list[dict], game: str) -> None:
+    """The players of the cubes no face of which was seen (``player_confidence`` 0.5: a
+    lower cube seen from straight above) chosen so that the players' counts are those that
+    placing in turn gives (``rules.next_player``), where the cubes seen allow it. Player 0
+    for all of them gave a player more than its 8 cubes where stacks are tall, which the
+    rules reject, and ``observe.most_likely_valid`` then swapped in alternatives until the
+    position was valid, an empty field among them (dev renders, esoloe, seeds 100..199,
+    any camera, true corners: 6 stacks read empty so)."""
+    from rules.registry import get_game
+
+    cubes = [c for f in fields if f["occupied"] for c in f["cubes"]]
+    unseen = [c for c in cubes if c["player_confidence"] <= 0.5]
+    if not unseen:
+        return
+    rules, expected = get_game(game), [0, 0]
+    for _ in cubes:
+        player = rules.next_player(tuple(expected))
+        if player is None:
+            return
+        expected[player] += 1
+    need = expected[0] - sum(c["player"] == 0 and c["player_confidence"] > 0.5 for c in cubes)
+    if 0 <= need <= len(unseen) and len(cubes) - expected[0] >= len(unseen) - need:
+        for k, cube in enumerate(unseen):
+            cube["player"] = 0 if k < need else 1
 
 
 def _unseen(player: int) -> dict:
