@@ -2,7 +2,10 @@
 set-up (``tableref calibrate board``).
 
 - Automatic: ``vision.board.find_board`` on the first frames of the still, empty board;
-  the registration is the mean of the largest group of frames whose corners all agree
+  on a board whose painted lines alone mark its top (``LINE_FIT``: the tic-tac-toe tile)
+  each frame's corners are then checked against those lines (``on_lines``: a side fitted
+  on a line inside the edge is moved out to where the whole pattern lies on them); the
+  registration is the mean of the largest group of frames whose corners all agree
   (within ``AGREE_PX`` of one of them), so a bad frame does not move it. It is refused
   (``RegistrationError``, saying why) rather than stored where the board was seen in too
   few frames (``MIN_AGREE``) or the frames do not agree, and where its fit report (below)
@@ -41,6 +44,7 @@ from vision.board import (
     BoardFix,
     Geometry,
     camera_rule_margin,
+    edge_model,
     find_board,
     geometry,
     named_by_camera,
@@ -53,6 +57,18 @@ AGREE_SHARE = 0.5  # ... and this share of the frames the board was found in
 REFUSE_MM = 1.0  # an automatic registration whose fit report is off by more is refused
 FRAMES = 5  # frames the automatic registration averages
 NAMING_MARGIN_DEG = 10.0  # a camera rule's naming this near its ambiguity is to be checked
+#: boards whose top shows no dark mark but the edge model's painted lines (the frame line
+#: and the fields' outlines), which ``on_lines`` checks the found corners against; not
+#: e-SOLO-e's strip (its maker's mark in the south margin draws the south side onto it:
+#: overhead seed 103 1.9 -> 6..9 mm) nor 3andC's tile (black dots in its fields; not measured)
+LINE_FIT = frozenset({"esoloe-tictactoe"})
+LINE_KERNEL_MM = 5.0  # painted lines (and two fields' outlines run together) narrower
+LINE_BLUR_MM = 0.5  # the lines' map smoothed so, that it rises towards them
+SIDE_SCAN_MM = (-4.0, 16.0, 0.25)  # each side tried this far in (-) and out (+), in steps
+SIDE_GAIN = 0.02  # a side moves where the lines show this much (relative) better
+SIDE_MOVES = 4  # sides moved one at a time, the one the lines gain most by first
+JOINT_STEPS_MM = (1.0, 0.5, 0.25, 0.1)  # then each corner moved so, while the lines gain
+OUTWARD = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]])  # north east south west
 
 
 class RegistrationError(ValueError):
@@ -69,6 +85,85 @@ def to_board_mm(H: np.ndarray, px: np.ndarray) -> np.ndarray:
     """Image px (n, 2) -> board mm (n, 2) through the inverse of ``H``."""
     pts = np.asarray(px, np.float64).reshape(-1, 1, 2)
     return cv2.perspectiveTransform(pts, np.linalg.inv(H)).reshape(-1, 2)
+
+
+def _project(H: np.ndarray, mm: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(np.asarray(mm, np.float64).reshape(-1, 1, 2),
+                                    H).reshape(-1, 2)
+
+
+def _line_map(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """float32: how strongly a painted line of the board's polarity lies at each pixel (a
+    black-hat, or top-hat for light lines, ``LINE_KERNEL_MM`` across at the board's scale
+    where ``corners`` put it, blurred ``LINE_BLUR_MM``)."""
+    ppm = math.sqrt(abs(cv2.contourArea(np.asarray(corners, np.float32)))
+                    / (geom.width * geom.depth))
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    k = max(3, int(round(LINE_KERNEL_MM * ppm)) | 1)
+    hat = cv2.MORPH_BLACKHAT if edge_model(geom).polarity < 0 else cv2.MORPH_TOPHAT
+    lines = cv2.morphologyEx(grey, hat, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    return cv2.GaussianBlur(lines.astype(np.float32), (0, 0), max(LINE_BLUR_MM * ppm, 0.3))
+
+
+def _lines_shown(lines: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
+    """The line map's mean at the painted lines' points (``edge_model``) where
+    ``corners`` put them."""
+    model = edge_model(geom)
+    px = _project(homography(corners, geom), model.points[model.line]).astype(np.float32)
+    return float(cv2.remap(lines, px[None, :, 0], px[None, :, 1], cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT).mean())
+
+
+def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """``corners`` (nw, ne, se, sw px) moved where the board's painted lines show they are
+    off: each side tried ``SIDE_SCAN_MM`` in and out (the others kept), and the one side
+    whose move shows the lines best (``_lines_shown``) moved if they show ``SIDE_GAIN``
+    better, one side at a time, up to ``SIDE_MOVES`` (with one side off, another moved
+    the other way shows them a little better too); where a side moved, then every corner
+    moved by ``JOINT_STEPS_MM`` on the board plane while the lines gain.
+
+    Why: on the empty board at set-up every field's outline shows, and the finder, made
+    for boards with pieces, does not count them (``vision.board.support`` checks the
+    outline and the frame line). Where a tile's far margin lies in shadow or on a table
+    as light as its glaze, the finder's outline can land on the inner flank of a painted
+    line (the frame line, 4..7 mm in, or the far fields' outline, 12 mm in), where the
+    frame line and the outline then find a line and a step; every line across the board
+    is then off by up to that much, which the lines' map shows."""
+    corners = np.asarray(corners, np.float64)
+    lines = _line_map(image, corners, geom)
+    lo, hi, step = SIDE_SCAN_MM
+    moved = False
+    for _ in range(SIDE_MOVES):
+        base = _lines_shown(lines, corners, geom)
+        H = homography(corners, geom)
+        tried = []
+        for side in range(4):
+            for d in np.arange(lo, hi + step / 2, step):
+                mm = geom.corners_mm()
+                mm[[side, (side + 1) % 4]] += d * OUTWARD[side]
+                c = _project(H, mm)
+                tried.append((_lines_shown(lines, c, geom), abs(d) > 1e-9, c))
+        shown, off, c = max(tried, key=lambda t: t[0])
+        if not (off and shown > base * (1 + SIDE_GAIN)):
+            break
+        corners, moved = c, True
+    if not moved:
+        return corners
+    best = _lines_shown(lines, corners, geom)
+    for step in JOINT_STEPS_MM:
+        improved = True
+        while improved:
+            improved = False
+            for k in range(4):
+                for axis in (0, 1):
+                    for sign in (1.0, -1.0):
+                        mm = geom.corners_mm()
+                        mm[k, axis] += sign * step
+                        c = _project(homography(corners, geom), mm)
+                        shown = _lines_shown(lines, c, geom)
+                        if shown > best + 1e-6:
+                            best, corners, improved = shown, c, True
+    return corners
 
 
 def fit_report(H: np.ndarray, observations: list[np.ndarray], geom: Geometry,
@@ -116,8 +211,9 @@ def _registration(game: str, corners: np.ndarray, observations: list[np.ndarray]
 def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
                   camera: CameraCalibration | None = None, turn: int = 0) -> BoardRegistration:
     """Registration from the first ``n`` frames in which ``find_board`` sees the board
-    (at most ``4 n`` frames are looked at), refused (``RegistrationError``) where fewer
-    than half of them or than ``MIN_AGREE`` agree, or its fit is off by more than
+    (at most ``4 n`` frames are looked at; on a ``LINE_FIT`` board each frame's corners
+    checked against its painted lines, ``on_lines``), refused (``RegistrationError``)
+    where fewer than half of them or than ``MIN_AGREE`` agree, or its fit is off by more than
     ``REFUSE_MM`` (module doc). ``turn``: quarter turns by which to rename
     the found corners (nw becomes the found ne for 1), for a square board that
     the table's players have named otherwise (docs/vision.md, *Naming*); 2 for any
@@ -131,7 +227,8 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
         size = (image.shape[1], image.shape[0])
         fix = find_board(image, geom)
         if fix is not None:
-            found.append(np.roll(fix.corners, -turn, axis=0))
+            corners = on_lines(image, fix.corners, geom) if game in LINE_FIT else fix.corners
+            found.append(np.roll(corners, -turn, axis=0))
         if len(found) >= n or looked >= 4 * n:
             break
     if not found:

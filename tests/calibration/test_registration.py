@@ -1,7 +1,9 @@
+import cv2
 import numpy as np
 import pytest
 
 from calibration import colour, registration
+from calibration.files import CORNER_NAMES, CameraCalibration
 from calibration.registration import RegistrationError
 from vision.board import geometry
 
@@ -51,6 +53,53 @@ def test_auto_refuses_frames_that_disagree(monkeypatch):
                                         np.array(SQUARE) - 10])
     with pytest.raises(RegistrationError, match="different places"):
         registration.register_auto(frames, "esoloe-tictactoe", n=3)
+
+
+def _empty_tictactoe(seed, mode, frame=0):
+    from vision.render.frame import RenderOptions, render_scene
+
+    image, truth = render_scene("esoloe-tictactoe", {"cells": [[] for _ in range(9)]}, seed,
+                                options=RenderOptions(camera_mode=mode, frame=frame))
+    return image, np.array([truth["board"]["corners"][n] for n in CORNER_NAMES]), truth
+
+
+@pytest.mark.parametrize("seed, mode, side, inside", [(215, "oblique", 0, 12.0),
+                                                      (201, "overhead", 3, 7.0)])
+def test_a_side_fitted_on_a_line_inside_the_edge_is_moved_out(seed, mode, side, inside):
+    """Dev renders of the empty tic-tac-toe tile: corners with one side on the far
+    fields' outline (12 mm in: where the finder put the far side of oblique 215) or
+    on the frame line are moved back to the edge by the painted lines; the true corners
+    stay."""
+    geom = geometry("esoloe-tictactoe")
+    image, true, _ = _empty_tictactoe(seed, mode)
+    H = registration.homography(true, geom)
+    mm = geom.corners_mm()
+    mm[[side, (side + 1) % 4]] -= inside * registration.OUTWARD[side]
+    start = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), H).reshape(-1, 2)
+
+    def off_mm(corners):
+        return np.linalg.norm(registration.to_board_mm(H, corners) - geom.corners_mm(),
+                              axis=1).max()
+
+    assert off_mm(start) == pytest.approx(inside)
+    assert off_mm(registration.on_lines(image, start, geom)) < 1.0
+    assert off_mm(registration.on_lines(image, true, geom)) < 0.5
+
+
+@pytest.mark.slow
+def test_auto_registers_a_tile_whose_far_margin_is_in_shadow():
+    """Dev render, tic-tac-toe oblique seed 215: the finder fits the far side on the far
+    fields' outline, 12 mm in, in every frame it finds the board in (14.7 mm off before
+    the painted lines were checked)."""
+    frames, truth = [], None
+    for k in range(3):
+        image, _, t = _empty_tictactoe(215, "oblique", k)
+        frames.append(image)
+        truth = truth or t
+    camera = CameraCalibration(np.array(truth["camera"]["K"]),
+                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    reg = registration.register_auto(frames, "esoloe-tictactoe", n=3, camera=camera)
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
 
 
 def test_colour_errors():
