@@ -328,8 +328,9 @@ def table_rows(games=TABLE_GAMES, tables=TABLES) -> list[dict]:
 
 def real_dice_rows() -> list[dict]:
     """Enrol ``REAL_PER_CLASS`` crops of each pip count from one source group (crops the
-    pip model was not trained on), measure on each other group and the rest of that
-    one."""
+    pip model was not trained on) as a set of ordinary dice (``enrol.plan``'s ``d6``: the
+    faces 1..6 of any die), measure on each other group and the rest of that one (never
+    on the crops enrolled)."""
     from calibration import enrol
     from vision import real_dice
     from vision.classifier import Classifier
@@ -337,7 +338,8 @@ def real_dice_rows() -> list[dict]:
 
     model = Classifier.load("pips")
     crops = evaluate.real_dice_held_out(model, real_dice.load())
-    plan = enrol.plan("tyr")
+    plan = enrol.plan("tyr", dice="d6")
+    faces = {f.label: f for f in plan.faces}
     data = {}
     for group, members in real_dice.by_group(crops).items():
         images = [c.image() for c in members]
@@ -353,7 +355,7 @@ def real_dice_rows() -> list[dict]:
                         for i in rng.permutation(by_class[t])[:REAL_PER_CLASS])
         session = enrol.Session(plan, model)
         for i in chosen:
-            session.add(enrol.Face(f"a die with {truth[i]} up", truth[i], "die"), images[i])
+            session.add(faces[truth[i]], images[i])
         for method in METHODS:
             session.method = method
             ad = session.adapt()

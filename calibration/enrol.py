@@ -2,7 +2,8 @@
 of each face (``tableref enrol --game G``).
 
 The user shows each piece and face a few times (``plan``: each symbol of each player's
-cubes, each number of each die, each Cubes stone on both sides); every capture is a crop
+cubes, each number of each die (of the Miwin dice, or of a set of ordinary dice showing
+1..6: ``dice``), each Cubes stone on both sides); every capture is a crop
 that goes, with its three quarter turns (a face can lie any way round), through the
 model's ``embedding`` output (``Classifier.embed``: the features its heads read). The
 classes are the labels of one of the model's heads, or, for the stone model, the grid
@@ -10,8 +11,8 @@ tokens (``W``, ``B4``, ``b4``...), whose model probability is that of its kind, 
 and side heads together (``head_log_probs``). The model itself and four ways to adapt
 it, each reading a crop only ever as one of the enrolled classes:
 
-- ``model``: no adaptation: the model's own head (all its classes), read as the profile
-  reads (its quarter turns).
+- ``model``: no adaptation: the model's own head over every class of the plan (all the
+  model's, but 1..6 for ordinary dice), read as the profile reads (its quarter turns).
 - ``prototypes``: one prototype per class and piece (the mean of its captures'
   L2-normalised embeddings); cosine similarity to the prototypes (the best per class,
   times ``SCALE``) as log-probabilities, plus ``MODEL_WEIGHT`` times the model's own
@@ -122,12 +123,24 @@ FIELD_NAMES = {"cubes": ("Cubes", "row, column from the north-west corner"),
                "esoloe": ("e-SOLO-e", "west to east"),
                "esoloe-tictactoe": ("tic-tac-toe", "row by row from the north-west corner")}
 EMPTY_FACE = Face("the field with nothing on it", ".", "empty field")
+#: the dice a Neunfeld or Tyr set may have: its three Miwin dice (each its own six of
+#: 1..9), or ordinary dice (1..6 pips on every die; a real set played with them, or the
+#: real dice photos): their faces, any die
+DICE = ("miwin", "d6")
+ANY_DIE = "die"  # the piece of a face that any die of the set may show (``dice`` d6)
 
 
-def plan(game: str, heads: dict[str, tuple[str, ...]] | None = None) -> Plan:
+def plan(game: str, heads: dict[str, tuple[str, ...]] | None = None,
+         dice: str = "miwin") -> Plan:
     """What to show for ``game``'s set. Cubes' stones are shown on a field of the board
     (``stone_field_crops``), and an empty field too where the stone model has the kind
-    ``empty`` (``heads``: the model's)."""
+    ``empty`` (``heads``: the model's). Neunfeld's and Tyr's ``dice`` (``DICE``): each
+    number of each Miwin die, or (``d6``) each of 1..6 on any die: the set's own faces,
+    so that a set that never shows 7..9 is enrolled (and read) on the six it shows."""
+    if dice not in DICE:
+        raise EnrolError(f"unknown dice {dice!r} (known: {', '.join(DICE)})")
+    if dice != "miwin" and game not in ("neunfeld", "tyr"):
+        raise EnrolError(f"{game}'s set has no dice: the dice are Neunfeld's and Tyr's")
     if game in ("esoloe", "esoloe-tictactoe"):
         faces = tuple(Face(f"a {cube} cube with its {symbol} face up", symbol, f"{cube} cube")
                       for cube in ("natural", "green")
@@ -136,8 +149,12 @@ def plan(game: str, heads: dict[str, tuple[str, ...]] | None = None) -> Plan:
     if game in ("neunfeld", "tyr"):
         from rules.miwin import BY_COLOUR
 
-        faces = tuple(Face(f"the {colour} die with {top} up", str(top), f"{colour} die")
-                      for colour, die in BY_COLOUR.items() for top in die.faces)
+        if dice == "d6":
+            faces = tuple(Face(f"a die with {top} up", str(top), ANY_DIE)
+                          for top in range(1, 7))
+        else:
+            faces = tuple(Face(f"the {colour} die with {top} up", str(top), f"{colour} die")
+                          for colour, die in BY_COLOUR.items() for top in die.faces)
         return Plan("pips", "pips", "top", faces)
     if game == "cubes":
         faces = [Face("a white stone", "W", "white stone")]
@@ -243,13 +260,17 @@ def board_crop(plan_: Plan, game: str, face: Face, image: np.ndarray, fix,
                ) -> np.ndarray | None:
     """``face`` shown in ``image`` (on ``field`` where the game's pieces stand on one),
     cut as the game's reader cuts it for the model (``plan_.crop``: ``stone_field_crops``,
-    ``up_face_crops`` or ``die_top_crops``); None where the reader does not see it in
+    ``up_face_crops`` or ``die_top_crops``: the die of the colour asked for, or for
+    ``ANY_DIE`` the one die the reader read); None where the reader does not see it in
     this frame."""
     if plan_.crop == "field":
         return stone_field_crops(image, fix, [field], calibration)[0]
     if plan_.crop == "up":
         return up_face_crops(image, fix, game, [field], calibration)[0]
-    return die_top_crops(game, image, fix, calibration).get(face.piece.split()[0])
+    tops = die_top_crops(game, image, fix, calibration)
+    if face.piece == ANY_DIE:
+        return next(iter(tops.values())) if len(tops) == 1 else None
+    return tops.get(face.piece.split()[0])
 
 
 @contextlib.contextmanager
@@ -841,7 +862,7 @@ class Session:
         self.levels = plan_.levels if levels is None else levels
         self.crops: list[np.ndarray] = []
         self.faces: list[Face] = []
-        self.prior_labels: tuple[str, ...] = ()
+        self.prior_labels: tuple[str, ...] = ()  # the model's labels for the head
         self.augmentations = int(np.clip(AUGMENT_ROWS // (4 * CAPTURES * len(plan_.faces)),
                                          1, AUGMENT_MAX))
         self._emb: list[np.ndarray] = []  # (4, d) per capture: its quarter turns
@@ -902,10 +923,12 @@ class Session:
                              for _ in range(len(c))],
                             np.concatenate([p for _, p in parts]), self.prior_labels,
                             tap(self.classifier))
+        planned = {f.label for f in self.plan.faces}
         ad = Adaptation.fit(self.plan.model, self.plan.head,
                             emb.reshape(-1, emb.shape[2]), np.repeat(labels, views),
                             np.repeat(pieces, views), captures=dict(Counter(labels)),
-                            method=method, tuning=tuning, classes=self.prior_labels)
+                            method=method, tuning=tuning,
+                            classes=[c for c in self.prior_labels if c in planned])
         ad.turns = self.turns
         ad.levels = self.levels and method != "model"
         return ad
@@ -965,12 +988,13 @@ class Session:
 
 def enrol(game: str, capture: Capture, *, captures: int = CAPTURES, more: int = 3,
           rounds: int = 2, classifier: Classifier | None = None, method: str = "auto",
-          turns: int | None = None, say: Callable[[str], None] = print
-          ) -> tuple[EnrolmentProfile, Session]:
-    """Ask for every face ``captures`` times, then, while a class is weak, ``more`` times
-    each face of the weak classes (at most ``rounds`` times). Returns the profile."""
-    model = classifier or Classifier.load(plan(game).model)
-    p = plan(game, model.heads)
+          turns: int | None = None, dice: str = "miwin",
+          say: Callable[[str], None] = print) -> tuple[EnrolmentProfile, Session]:
+    """Ask for every face of the plan (``plan``, with ``dice``) ``captures`` times, then,
+    while a class is weak, ``more`` times each face of the weak classes (at most
+    ``rounds`` times). Returns the profile."""
+    model = classifier or Classifier.load(plan(game, dice=dice).model)
+    p = plan(game, model.heads, dice)
     session = Session(p, model, method, turns)
     session.capture(p.faces, captures, capture, say)
     ad = session.adapt()

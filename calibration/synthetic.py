@@ -24,7 +24,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from calibration.enrol import EnrolError, Face
+from calibration.enrol import ANY_DIE, EnrolError, Face
 
 RENDER_SIZE = 64
 DIE_CENTRE = 0.625  # die crops keep their centre, as the pip model's training crops did
@@ -225,9 +225,9 @@ class RenderedCrops:
         self._stock: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
 
     def __call__(self, face: Face, attempt: int = 0) -> np.ndarray:
-        key = (face.piece, face.label)
+        """A crop of ``face``: its piece showing its label (``ANY_DIE``: any die)."""
         rendered = 0
-        while not self._stock[key]:
+        while not (key := self._key(face)):
             if rendered >= MAX_RENDERS:
                 raise EnrolError(f"the renderer gave no {face.prompt} in {rendered} crops")
             if self.kind in FRAME_GAMES:  # a frame at a time
@@ -241,3 +241,11 @@ class RenderedCrops:
             for crop, k in zip(crops, keys, strict=True):
                 self._stock[k].append(crop)
         return self._stock[key].pop(0)
+
+    def _key(self, face: Face) -> tuple[str, str] | None:
+        """The stock's key of a crop of ``face`` in stock, None while there is none."""
+        if face.piece != ANY_DIE:
+            key = (face.piece, face.label)
+            return key if self._stock[key] else None
+        return next((k for k, crops in self._stock.items()
+                     if crops and k[1] == face.label and k[0].endswith(" die")), None)

@@ -1,7 +1,8 @@
 """``tableref enrol --game G --out profile.json``: adapt the crop classifier to this set.
 
 Asks (on stderr) to show each piece and face ``--captures`` times: each symbol of each
-player's cubes (e-SOLO-e, tic-tac-toe), each number of each die (Neunfeld, Tyr), each
+player's cubes (e-SOLO-e, tic-tac-toe), each number of each die (Neunfeld, Tyr; with
+``--dice d6``, a set of ordinary dice: each of 1..6 on any die), each
 stone on both sides and a white stone (Cubes: 41 faces), each on the game's board, and
 cuts it from a frame of ``--source`` (a camera: press Enter when it lies there, where
 stdin is a terminal) exactly as the game's reader cuts it for its model
@@ -60,6 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="read each crop from its four quarter turns or as it is (1: a "
                              "quarter of the model runs); default 4, and 1 for Cubes' "
                              "stones, which the reader turns upright")
+    parser.add_argument("--dice", choices=("miwin", "d6"), default="miwin",
+                        help="Neunfeld, Tyr: the set's dice: its Miwin dice (default: each "
+                             "number of each die), or d6, ordinary dice (1..6 on any die)")
     parser.add_argument("--models-dir", metavar="DIR",
                         help="where the models lie (default: the project's models/)")
 
@@ -155,9 +159,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(2, "--captures must be at least 2 (cross-validation leaves one out), "
                        "--more at least 0")
     try:
-        model = Classifier.load(plan(args.game).model, models_dir=args.models_dir)
+        model = Classifier.load(plan(args.game, dice=args.dice).model,
+                                models_dir=args.models_dir)
         model.embed([])  # refuses a model without an embedding output
-        p = plan(args.game, model.heads)
+        p = plan(args.game, model.heads, args.dice)
     except EnrolError as e:
         return fail(2, str(e))
     except ModelError as e:
@@ -183,7 +188,8 @@ def run(args: argparse.Namespace) -> int:
         with context:
             profile, session = enrol(args.game, capture, captures=args.captures,
                                      more=args.more, classifier=model,
-                                     method=args.method, turns=args.turns, say=say)
+                                     method=args.method, turns=args.turns,
+                                     dice=args.dice, say=say)
     except SourceError as e:
         return fail(1, str(e))
     except (EnrolError, ValueError) as e:

@@ -70,7 +70,8 @@ def test_one_prototype_per_piece():
 
 def test_enrol_asks_for_more_of_a_weak_class(monkeypatch):
     faces = tuple(Face(f"show {label}", label, "piece") for label in CENTRES)
-    monkeypatch.setattr(enrol, "plan", lambda game, heads=None: Plan("m", "h", "x", faces))
+    monkeypatch.setattr(enrol, "plan",
+                        lambda game, heads=None, dice="miwin": Plan("m", "h", "x", faces))
     rng = np.random.default_rng(2)
     asked = []
 
@@ -120,6 +121,13 @@ def test_plans():
     tyr = enrol.plan("tyr")
     assert (tyr.model, tyr.crop) == ("pips", "top") and len(tyr.faces) == 18
     assert {f.piece for f in tyr.faces} == {"blue die", "red die", "black die"}
+    ordinary = enrol.plan("neunfeld", dice="d6")
+    assert [f.label for f in ordinary.faces] == ["1", "2", "3", "4", "5", "6"]
+    assert {f.piece for f in ordinary.faces} == {enrol.ANY_DIE} and ordinary.model == "pips"
+    with pytest.raises(EnrolError, match="unknown dice 'd8' \\(known: miwin, d6\\)"):
+        enrol.plan("tyr", dice="d8")
+    with pytest.raises(EnrolError, match="esoloe's set has no dice"):
+        enrol.plan("esoloe", dice="d6")
     cubes = enrol.plan("cubes")
     assert (cubes.model, cubes.head) == ("stone", enrol.TOKEN) and len(cubes.faces) == 41
     assert {f.label for f in cubes.faces if f.piece == "blue 4 stone"} == {"B4", "b4"}

@@ -123,3 +123,29 @@ def test_the_model_method_reads_the_models_head_over_the_enrolled_classes(tmp_pa
     files.save(files.EnrolmentProfile("esoloe", {"m": data}), path)
     with pytest.raises(files.CalibrationError, match="key 'models.m.classes'"):
         enrol.load_profile(path)
+
+
+def test_a_set_showing_fewer_faces_than_the_model_knows_is_enrolled_on_its_own():
+    """A plan of the set's own faces (ordinary dice: 1..6 of the pip model's 1..9):
+    every face captured, so auto may adapt; the model itself then answers the plan's
+    classes only (a set that never shows a c is never read as one)."""
+    rng = np.random.default_rng(1)
+    looks = {"a": [1.0, 0.0, 0.0], "b": [1.0, 0.3, 0.4]}
+    crops = {label: [np.array(v) + rng.normal(0, 0.03, 3) for _ in range(5)]
+             for label, v in looks.items()}
+    faces = tuple(Face(f"show {label}", label, "piece") for label in looks)
+    session = enrol.Session(Plan("m", "h", "x", faces), KnowingClassifier(sure=1.0),
+                            "model", turns=1)
+    for face in faces:
+        for crop in crops[face.label]:
+            session.add(face, crop.reshape(1, 1, 3))
+    model = session.adapt()
+    assert model.labels == ("a", "b")
+    # a b crop the model reads as a c: answered over a and b only
+    got = model.predict(None, prior_labels=LABELS, views=[(
+        np.array([[0.2, 0.3, 0.9]]), np.log(np.array([[0.2, 0.3, 0.5]])))])[0]
+    assert got.label == "b" and got.probability == pytest.approx(0.6)
+    session.method = "auto"
+    ad = session.adapt()
+    assert "missing" not in ad.cv and ad.method != "model"
+    assert ad.method in ad.cv["beat_model"] and ad.cv["accuracy"] == 1.0

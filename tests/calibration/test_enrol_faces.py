@@ -165,3 +165,23 @@ def test_die_top_crops_of_the_renderer_are_cut_as_the_reader_cuts_a_die():
         right = sum(p["pips"].label == k[1] for p, k in zip(model.predict(crops), keys,
                                                              strict=True))
         assert right >= 21, right
+
+
+def test_any_die_is_the_one_die_the_reader_read(monkeypatch):
+    """Ordinary dice (``plan``'s d6) have no colour to ask for: a capture is the one die
+    the reader read in the frame, none where it read several; the synthetic user gives
+    a die of any colour showing the number asked for."""
+    plan = enrol.plan("tyr", dice="d6")
+    four = plan.faces[3]
+    tops = {"red": np.ones((64, 64, 3), np.uint8)}
+    monkeypatch.setattr(enrol, "die_top_crops", lambda game, image, fix, calibration: tops)
+    assert enrol.board_crop(plan, "tyr", four, None, None) is tops["red"]
+    tops["blue"] = np.zeros((64, 64, 3), np.uint8)
+    assert enrol.board_crop(plan, "tyr", four, None, None) is None
+    monkeypatch.undo()
+    user = synthetic.RenderedCrops("die top", 5)
+    crops = [user(four) for _ in range(3)]
+    model = shared("pips")
+    assert crops[0].shape == (64, 64, 3)
+    if model is not None:
+        assert sum(p["pips"].label == "4" for p in model.predict(crops)) >= 2

@@ -35,6 +35,22 @@ def test_synthetic_enrolment_writes_a_profile(tmp_path, capsys):
     assert files.load(out_file).game == "esoloe"
 
 
+def test_a_set_of_ordinary_dice_is_enrolled_on_its_six_faces(tmp_path, capsys):
+    """``--dice d6``: each of 1..6 on any die (the synthetic user: any of Tyr's dice
+    showing it); every face captured, and the profile answers 1..6 only, whatever the
+    method (here the model's own head, over the six)."""
+    out_file = tmp_path / "d6.json"
+    status, out, err = _run(capsys, "--game", "tyr", "--dice", "d6", "--captures", "2",
+                            "--more", "0", "--seed", "3", "--out", str(out_file))
+    assert status == 0, err
+    assert "show a die with 6 up (2 of 2)" in err and "blue die" not in err
+    summary = json.loads(out)
+    assert list(summary["per_class"]) == ["1", "2", "3", "4", "5", "6"]
+    assert summary["captures"] == 12
+    assert enrol.load_profile(out_file).adaptations["pips"].labels == ("1", "2", "3", "4",
+                                                                        "5", "6")
+
+
 def test_folder_source_in_prompt_order(tmp_path, capsys):
     """Frames of the cube asked for on the field asked for (the default, the middle),
     in the order asked: the board found in each."""
@@ -69,6 +85,7 @@ def test_folder_source_in_prompt_order(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--game", "esoloe-3andc"], "nothing to enrol"),
+    (["--game", "esoloe", "--dice", "d6"], "esoloe's set has no dice"),
     (["--game", "esoloe", "--captures", "1"], "at least 2"),
     (["--game", "esoloe", "--models-dir", "/nonexistent"], "symbol.onnx is missing"),
     (["--game", "esoloe", "--source", "folder", "--path", "/nonexistent"], "tableref enrol:"),
