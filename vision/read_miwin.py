@@ -11,6 +11,12 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   the colour of what it stands on (red on red leather, black on dark brown) is then
   sought by its colour against neutral grey (``NEUTRAL``) where a whole top's pips show
   and no other die lies, at confidence 0.6 at most;
+- *black*, by its pips too: light pips on a dark body, which a shadow or a dark board's
+  edge does not show; the black die is the window where its colour plus ``BLACK_OFFSET``
+  times the pips' contrast (their Lab L above round them, over the window) is highest,
+  away from the blue and red dice, and its top is placed where that contrast holds
+  (a black die whose colour a warm light tints is found by its pips alone, at 0.6 at
+  most);
 - the die's centre is the centroid of the pips set in its colour round that window (pip
   layouts are symmetric about the top's centre; a shadow cannot pull it away), or of its
   colour's pixels where no pip is seen.
@@ -60,6 +66,9 @@ FOUND_FLOOR = {"blue": 0.9, "red": 0.9, "black": 0.5}
 #: dev renders (true corners, any camera, seeds 300..359 and 400..499) the readers' exact
 #: rates equal within a frame (Tyr 88.3 / 93.0 both ways, Neunfeld 88.3 -> 86.7, 81 -> 81)
 TOP_TURNS = 4
+BLACK_OFFSET = 10.0  # black's window mean plus this, times the pips' contrast: black's place
+BLACK_ENERGY = 8.0  # the pips' contrast (Lab L x share) of a black die whose colour is not seen
+TOP_ENERGY = 0.5  # a black top's window holds this share of the pips' contrast where it was picked
 CROP_FILL = 0.62  # the die's share of the crop side (models/pips.md: 60..90 %; best here)
 
 
@@ -184,7 +193,9 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     camera: the top is where its square is of the colour and the strips beyond its edges
     away from the camera are not (``_top_kernel``), near that best window; its centre is
     then the centroid of the pips inside that square (pip layouts are symmetric about the
-    top's centre)."""
+    top's centre). The black die is picked and placed by its pips' contrast as well
+    (``BLACK_OFFSET``, ``BLACK_ENERGY``, ``TOP_ENERGY``): its colour alone scores its
+    shadow and a dark board's edge as high."""
     view, inside, to_mm = _view(image, H, region)
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
     board = _board_mask(lab.shape[:2], corners, H @ to_mm)
@@ -218,6 +229,13 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             * weight
 
     means = [window_mean(s) for s in scores]
+    # a black die's top is light pips on a dark body: the pips' contrast over the window
+    # (Lab L above round them, mean over the window) picks the black die among the dark
+    # places (a shadow, a dark board's edge show no such pips)
+    energy = cv2.blur(tophat.astype(np.float32) * pip, (side, side),
+                      borderType=cv2.BORDER_CONSTANT)
+    free = np.ones(weight.shape, bool)  # where no blue or red die or its shade lies
+    # (``weight``: 0 where no top's pips show and in ``no_dice``)
     # towards the camera's foot (view px: x east, y south) and how far side faces stretch
     u0, u1, v0, v1 = region
     mid = np.array([(u0 + u1) / 2, (v0 + v1) / 2])
@@ -232,12 +250,14 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     taken: list[np.ndarray] = []  # the tops found, view px
     grid_y, grid_x = np.mgrid[:scores.shape[1], :scores.shape[2]]
     for c, colour in enumerate(COLOURS):  # black last: blue and red are masked out of it
-        if colour == "black":
-            means[c] = window_mean(scores[c])
         mean, score = means[c], scores[c]
-        y, x = np.unravel_index(int(np.argmax(mean)), mean.shape)
+        pick = mean
+        if colour == "black":
+            mean = means[c] = window_mean(scores[c])
+            pick = (mean + BLACK_OFFSET) * energy * (free & (weight > 0))
+        y, x = np.unravel_index(int(np.argmax(pick)), pick.shape)
         sure = mean[y, x] >= PRESENT
-        if not sure:
+        if not sure and not (colour == "black" and energy[y, x] >= BLACK_ENERGY):
             # a die of the colour of what it stands on (a red die on red leather): the
             # colour against neutral grey, where the pips of a whole top show and no die
             # already found lies
@@ -262,6 +282,9 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             cv2.blur(body, (k, k)), 0.05))
         fit = cv2.filter2D(filled, -1, kernel, borderType=cv2.BORDER_CONSTANT) \
             * weight[y0:y1, x0:x1]
+        if colour == "black":  # its top holds its pips (the capped colour does not place it)
+            fit = (fit + BLACK_CAP * PRESENT) * np.minimum(
+                energy[y0:y1, x0:x1] / (TOP_ENERGY * energy[y, x]), 1)
         yy, xx = np.mgrid[y0:y1, x0:x1]
         fit[np.hypot(yy - y, xx - x) > side / 2 + stretch] = -np.inf
         ty, tx = np.unravel_index(int(np.argmax(fit)), fit.shape)
@@ -291,6 +314,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             along = np.clip((grid_x - cx) * toward[0] + (grid_y - cy) * toward[1], 0, stretch)
             gap = np.hypot(grid_x - cx - along * toward[0], grid_y - cy - along * toward[1])
             scores[2][gap < 0.6 * side] = 0
+            free[gap < side] = False
     return found
 
 
