@@ -1346,22 +1346,20 @@ def view_check(corners: np.ndarray, geom: Geometry, size: tuple[int, int]) -> tu
     """How a camera over a table would see the board at named ``corners`` (image px of a
     frame of ``size`` (w, h)): (the camera's tilt from the board's normal in degrees,
     how far in px the nearest rigid view of the board puts a corner off ``corners``), the
-    view that ``cv2.solvePnP`` (IPPE) recovers with the assumed camera
-    (``vision.grid.assumed_camera``). A quad that is the board has a tilt within what
-    the camera's stand allows and a small misfit (its shape has the board's aspect
-    under perspective); the grain of a table, a shadow or the pieces' edges often have
-    neither."""
-    from vision.grid import assumed_camera
+    view ``vision.grid.board_pose`` recovers with the assumed camera (IPPE, or the
+    homography's pose where that fits better: a board face on away from the image's
+    centre). A quad that is the board has a tilt within what the camera's stand allows
+    and a small misfit (its shape has the board's aspect under perspective); the grain
+    of a table, a shadow or the pieces' edges often have neither."""
+    from vision.grid import board_pose
 
     corners = np.asarray(corners, np.float64)
-    obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
-    K = assumed_camera(size)
-    ok, rvec, tvec = cv2.solvePnP(obj, corners, K, None, flags=cv2.SOLVEPNP_IPPE)
-    if not ok or not (np.isfinite(rvec).all() and np.isfinite(tvec).all()):
+    try:
+        pose = board_pose(BoardFix(corners, corners), geom, size)
+    except ValueError:  # no camera pose fits the corners
         return 90.0, np.inf
-    R, _ = cv2.Rodrigues(rvec)
-    seen = cv2.projectPoints(obj, rvec, tvec, K, None)[0].reshape(4, 2)
-    return (float(np.degrees(np.arccos(np.clip(abs(R[2, 2]), 0.0, 1.0)))),
+    seen = _project(pose.plane_homography(0.0), geom.corners_mm())
+    return (float(np.degrees(np.arccos(np.clip(abs(pose.R[2, 2]), 0.0, 1.0)))),
             float(np.linalg.norm(seen - corners, axis=1).max()))
 
 
