@@ -40,6 +40,7 @@ from functools import cache
 import cv2
 import numpy as np
 
+from rules.cube import BLANK
 from vision import cube_geometry as cg
 from vision.board import BoardFix, Geometry, homography, material_score
 from vision.classifier import shared
@@ -101,6 +102,12 @@ PROBE_MM = 0.75  # a top face is sought this far off its field's centre each way
 PROBE_SHARPNESS = 0.5  # ... and a height's likelihood grows as exp(this x log-odds): on dev
 #   renders 0.5 and 1 are the best of 0.25..3 (92 and 90 of 142 right); 1 read the demo's
 #   single cubes 2..3 high on a board found 1.4 px off (0.5: none), so 0.5
+SEEN_PROBE_SHARPNESS = 2.0  # ... where the levels are seen (obliquely; no outline weighed):
+#   dev renders, esoloe, any camera, true corners, oblique stacks' heights wrong, seeds
+#   100..199 / 200..299: without the probes 18 / 16; probes by the surest label, blank
+#   too, 0.5: 15 / 14, 1: 13 / 11; by the surest symbol (not blank), 0.5: 11 / 10,
+#   1: 6 / 8, 2: 4 / 4, 3: 5 / 2 (a pale cube's level that passes for glaze was read a
+#   cube low at 0.99 by the levels; its top face's symbol shows where it is)
 OUTLINE_PX_PER_MM = 6.0  # ``_outline_likelihood``: the first level's plane rectified so
 OUTLINE_STEP_MM = 0.1  # ... each side's colour profiled in these steps
 OUTLINE_BAND_MM = 1.0  # ... compared over a band this wide inside and outside the side
@@ -532,28 +539,33 @@ def _steep(frame: _Frame, u: float, v: float, z: float) -> bool:
 def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geometry,
                    fields: list, heights: list, calibration: dict | None, model,
                    firsts: dict) -> list:
-    """The heights of the stacks no level of which was seen above the first (a field below
-    an overhead camera), weighed by where their top face shows: the top face of a stack
-    of n cubes lies on the plane 18 n mm up, on its field's centre (within the cubes'
+    """The heights of the stacks weighed by where their top face shows: the top face of a
+    stack of n cubes lies on the plane 18 n mm up, on its field's centre (within the cubes'
     play), larger and, off the camera's axis, shifted outwards the taller the stack.
     For each n, the up face is cut on that plane at the field's centre and ``PROBE_MM``
     off it along both diagonals (turned as the face found on the first level's plane), all
     cuts of the frame in one model run; n's likelihood grows as exp(``PROBE_SHARPNESS`` x
-    the log-odds of its surest symbol reading). Measured on dev renders (esoloe, overhead,
-    seeds 200..239, 142 stacks): the most likely height right 92 times against the
-    prior's 59, the truth's mean log-probability -0.99 against -1.23. Each n is then
-    weighed too by how well the top face of n cubes, its size and place, fits the stack's
-    outline (``_outline_likelihood``): dev renders, overhead, true corners, seeds 100..199 /
-    200..299, heights right 213 -> 270 of 344 / 215 -> 265 of 338 against the top face's
-    centre alone (session 5's locator), the truth's mean log-probability -0.86 -> -0.64 /
-    -0.83 -> -0.64. ``firsts`` gets each probed field's top face found on the first level's
-    plane (its turn is the outline's and the probes')."""
+    the log-odds of its surest symbol reading); a blank reading counts for nothing (every
+    cube is placed with a symbol up: a cut of a side face or of the board read as blank is
+    no top face). Measured on dev renders (esoloe, overhead, seeds 200..239, 142 stacks):
+    the most likely height right 92 times against the prior's 59, the truth's mean
+    log-probability -0.99 against -1.23. Where no level above the first was seen (a field
+    below an overhead camera) each n is then weighed too by how well the top face of n
+    cubes, its size and place, fits the stack's outline (``_outline_likelihood``): dev
+    renders, overhead, true corners, seeds 100..199 / 200..299, heights right 213 -> 270
+    of 344 / 215 -> 265 of 338 against the top face's centre alone (session 5's locator),
+    the truth's mean log-probability -0.86 -> -0.64 / -0.83 -> -0.64. Where levels were
+    seen (obliquely) the probes alone weigh in, as exp(``SEEN_PROBE_SHARPNESS`` x the
+    log-odds): a level's colour can pass for what lies behind it, its top face's symbol
+    does not (session 7; the outline weighed in there lost some, session 6). ``firsts``
+    gets each probed field's top face found on the first level's plane (its turn is the
+    outline's and the probes')."""
     nudges = [(0.0, 0.0)] + [(du, dv) for du in (-PROBE_MM, PROBE_MM)
                              for dv in (-PROBE_MM, PROBE_MM)]
     crops, owners = [], []
     for i, (field, (_, u, v, half), height) in enumerate(zip(fields, geom.cells, heights,
                                                               strict=True)):
-        if not field["occupied"] or height is None or not height.unseen:
+        if not field["occupied"] or height is None:
             continue
         firsts[i] = _top_candidates(image, frame.pose.plane_homography(CUBE_MM), H, geom, u,
                                     v, half, _steep(frame, u, v, CUBE_MM), False)[0]
@@ -568,18 +580,22 @@ def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geomet
     if not crops:
         return heights
     surest: dict[int, np.ndarray] = {}
-    for (i, n), pred in zip(owners, predict(calibration, "symbol", model, crops, 1),
+    for (i, n), pred in zip(owners, predict(calibration, "symbol", model, crops, 4),
                             strict=True):
         got = surest.setdefault(i, np.zeros(len(heights[i].probabilities)))
-        got[n - 1] = max(got[n - 1], pred["symbol"].probability)
+        got[n - 1] = max(got[n - 1], max((p for label, p in pred["symbol"].top
+                                          if label != BLANK), default=0.0))
     out = list(heights)
     for i, p in surest.items():
         p = np.clip(p, 1e-4, 1 - 1e-4)
         odds = np.log(p / (1 - p))
         _, u, v, _ = geom.cells[i]
-        out[i] = heights[i].weighed(np.exp(PROBE_SHARPNESS * (odds - odds.max()))
-                                    * _outline_likelihood(image, frame, u, v, firsts[i][2],
-                                                          len(p)))
+        if heights[i].unseen:
+            like = np.exp(PROBE_SHARPNESS * (odds - odds.max())) * _outline_likelihood(
+                image, frame, u, v, firsts[i][2], len(p))
+        else:
+            like = np.exp(SEEN_PROBE_SHARPNESS * (odds - odds.max()))
+        out[i] = heights[i].weighed(like)
     return out
 
 
