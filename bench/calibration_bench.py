@@ -24,7 +24,8 @@
   the same way (``calibration.enrol.board_crop``; after), or on the renderer's crops
   (what enrolment captured before);
 - the real dice: enrol 5 crops of each pip count from one source group (crops the pip
-  model was not trained on), measure on the other groups (and the rest of that group).
+  model was not trained on) as a set of ordinary dice (faces 1..6), measure on the other
+  groups (and the rest of that group).
 """
 
 from __future__ import annotations
@@ -326,8 +327,8 @@ def table_rows(games=TABLE_GAMES, tables=TABLES) -> list[dict]:
     return rows
 
 
-def real_dice_rows() -> list[dict]:
-    """Enrol ``REAL_PER_CLASS`` crops of each pip count from one source group (crops the
+def real_dice_rows(per_class: int = REAL_PER_CLASS) -> list[dict]:
+    """Enrol ``per_class`` crops of each pip count from one source group (crops the
     pip model was not trained on) as a set of ordinary dice (``enrol.plan``'s ``d6``: the
     faces 1..6 of any die), measure on each other group and the rest of that one (never
     on the crops enrolled)."""
@@ -352,7 +353,7 @@ def real_dice_rows() -> list[dict]:
         for i, t in enumerate(truth):
             by_class[t].append(i)
         chosen = sorted(i for t in sorted(by_class)
-                        for i in rng.permutation(by_class[t])[:REAL_PER_CLASS])
+                        for i in rng.permutation(by_class[t])[:per_class])
         session = enrol.Session(plan, model)
         for i in chosen:
             session.add(faces[truth[i]], images[i])
