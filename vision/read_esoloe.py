@@ -42,7 +42,7 @@ import numpy as np
 
 from rules.cube import BLANK
 from vision import cube_geometry as cg
-from vision.board import BoardFix, Geometry, homography, material_score
+from vision.board import BoardFix, Geometry, _three_and_c_blue, homography, material_score
 from vision.classifier import shared
 from vision.grid import board_pose, rectify, square_crop
 from vision.observe import predict
@@ -68,6 +68,12 @@ CUBE_MM = cg.CUBE_MM  # vision.render.pieces.CUBE_MM, the publisher's size
 # threshold's 94.0 %, from above 96.8 % against 95.5 %; of the fields given 0.97 or more,
 # 98.9 % right; obliquely a field behind a stack is judged on what is seen past it)
 OCCUPANCY_WEIGHTS = (0.54, -2.77, 2.27, -4.91)
+BLUE_FIELD_B = 15.0  # on 3andC's blue fields, a pixel this much bluer (Lab b) than the
+#   margin's glaze is blue glaze too, whatever its hue (a warm or dim light turns the blue
+#   glaze teal or pale, which the hue test misses: an empty blue field read occupied).
+#   Dev renders, 3andC, any camera, true corners, fields read occupied but empty, seeds
+#   100..199 / 200..299: 14 / 15 -> 10 / 12 (8 and 12: 9 / -, with misses 3 -> 6; 20:
+#   - / 12; 25: 13 / -); misses unchanged
 GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
 DIRECTIONS = ("up", "down", "north", "south", "east", "west")
 FACE_PX_PER_MM = 4.0  # the rectified top-plane view in which a cube's top face is sought
@@ -172,17 +178,21 @@ def _player(crop: np.ndarray, glaze_a: float) -> tuple[int, float]:
     return (1, conf) if a < GREEN_BELOW_A else (0, conf)
 
 
-def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze) -> float:
+def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze,
+              blue_field: bool = False) -> float:
     """Probability that a field's crop (or a row of its pixels) shows a cube
     (``OCCUPANCY_WEIGHTS``): its median material score over the margin's ``reference``, its
     median Lab (a, b) distance from the glaze's (Lab ``glaze``) and its median lightness
     over the glaze's; the blue glaze of 3andC's blue fields counts as bare board (its own
-    score is low), and the medians ignore the black dots."""
+    score is low; blue by its hue anywhere, on a ``blue_field`` also by ``BLUE_FIELD_B``),
+    and the medians ignore the black dots."""
     score = material_score(crop, geom.material).astype(np.float64)
     hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
     blue = (hsv[..., 0] >= 95) & (hsv[..., 0] <= 135) & (hsv[..., 1] > 50)
-    score[blue] = reference
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float64)
+    if blue_field:
+        blue |= lab[..., 2] - glaze[2] < -BLUE_FIELD_B
+    score[blue] = reference
     chroma = np.hypot(lab[..., 1] - glaze[1], lab[..., 2] - glaze[2])
     chroma[blue] = 0.0
     ratio = float(np.clip(np.median(score) / reference, 0.0, 1.5))
@@ -443,9 +453,10 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     reference, glaze = _margin_reference(image, H, geom)
     reference, glaze_a = max(reference, 1.0), float(glaze[1])
     out = []
-    for _, u, v, half in geom.cells:
+    blue_fields = set(_three_and_c_blue()) if geom.game == "esoloe-3andc" else set()
+    for i, (_, u, v, half) in enumerate(geom.cells):
         crop = square_crop(image, H, u, v, half * 0.6, 16)
-        p = _occupied(crop, geom, reference, glaze)
+        p = _occupied(crop, geom, reference, glaze, i in blue_fields)
         field = {"occupied": p >= 0.5, "confidence": max(p, 1 - p)}
         if field["confidence"] < FACE_CONFIDENT:  # a cube missed would be this player's
             field["player"], field["player_confidence"] = _player(crop, glaze_a)
