@@ -74,6 +74,10 @@ BLUE_FIELD_B = 15.0  # on 3andC's blue fields, a pixel this much bluer (Lab b) t
 #   Dev renders, 3andC, any camera, true corners, fields read occupied but empty, seeds
 #   100..199 / 200..299: 14 / 15 -> 10 / 12 (8 and 12: 9 / -, with misses 3 -> 6; 20:
 #   - / 12; 25: 13 / -); misses unchanged
+BLUE_FIELD_HUE = 85  # ... and so is a pixel of hue 85..95 (OpenCV's 0..180; cyan: the blue
+#   glaze overexposed, Lab a far below the glaze's, b not); a cube's median hue is at most
+#   63 (dev 100..199, 135 cubes on blue fields). Dev as above: 10 / 12 -> 10 / 7 (80: the
+#   same), misses unchanged
 GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
 DIRECTIONS = ("up", "down", "north", "south", "east", "west")
 FACE_PX_PER_MM = 4.0  # the rectified top-plane view in which a cube's top face is sought
@@ -184,11 +188,13 @@ def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze,
     (``OCCUPANCY_WEIGHTS``): its median material score over the margin's ``reference``, its
     median Lab (a, b) distance from the glaze's (Lab ``glaze``) and its median lightness
     over the glaze's; the blue glaze of 3andC's blue fields counts as bare board (its own
-    score is low; blue by its hue anywhere, on a ``blue_field`` also by ``BLUE_FIELD_B``),
+    score is low; blue by its hue anywhere, on a ``blue_field`` from ``BLUE_FIELD_HUE`` and
+    also by ``BLUE_FIELD_B``),
     and the medians ignore the black dots."""
     score = material_score(crop, geom.material).astype(np.float64)
     hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
-    blue = (hsv[..., 0] >= 95) & (hsv[..., 0] <= 135) & (hsv[..., 1] > 50)
+    lowest = BLUE_FIELD_HUE if blue_field else 95
+    blue = (hsv[..., 0] >= lowest) & (hsv[..., 0] <= 135) & (hsv[..., 1] > 50)
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float64)
     if blue_field:
         blue |= lab[..., 2] - glaze[2] < -BLUE_FIELD_B
