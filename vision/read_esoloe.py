@@ -187,16 +187,17 @@ def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze,
     """Probability that a field's crop (or a row of its pixels) shows a cube
     (``OCCUPANCY_WEIGHTS``): its median material score over the margin's ``reference``, its
     median Lab (a, b) distance from the glaze's (Lab ``glaze``) and its median lightness
-    over the glaze's; the blue glaze of 3andC's blue fields counts as bare board (its own
-    score is low; blue by its hue anywhere, on a ``blue_field`` from ``BLUE_FIELD_HUE`` and
-    also by ``BLUE_FIELD_B``),
-    and the medians ignore the black dots."""
+    over the glaze's; on a ``blue_field`` (3andC's) the blue glaze counts as bare board (its
+    own score is low): a pixel of hue ``BLUE_FIELD_HUE``..135 or ``BLUE_FIELD_B`` bluer
+    than the glaze. Elsewhere blue is no glaze: a natural cube's blue print, which filled
+    a field's crop from above, was taken for glaze (the fields' painted outlines lie
+    outside the crop). The medians ignore the black dots."""
     score = material_score(crop, geom.material).astype(np.float64)
-    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
-    lowest = BLUE_FIELD_HUE if blue_field else 95
-    blue = (hsv[..., 0] >= lowest) & (hsv[..., 0] <= 135) & (hsv[..., 1] > 50)
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float64)
+    blue = np.zeros(score.shape, bool)
     if blue_field:
+        hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
+        blue = (hsv[..., 0] >= BLUE_FIELD_HUE) & (hsv[..., 0] <= 135) & (hsv[..., 1] > 50)
         blue |= lab[..., 2] - glaze[2] < -BLUE_FIELD_B
     score[blue] = reference
     chroma = np.hypot(lab[..., 1] - glaze[1], lab[..., 2] - glaze[2])
@@ -471,7 +472,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     prior = PRIOR if stacking else FLAT_PRIOR
     heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                               frame.dist, prior=prior)
-    if _behind(image, frame, geom, out, heights, reference, glaze):
+    if _behind(image, frame, geom, out, heights, reference, glaze, blue_fields):
         heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                                   frame.dist, prior=prior)
     firsts: dict[int, tuple] = {}  # the top face found on the first level's plane
@@ -687,7 +688,7 @@ def _outline_likelihood(image: np.ndarray, frame: _Frame, u: float, v: float, ya
 
 
 def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heights: list,
-            reference: float, glaze) -> bool:
+            reference: float, glaze, blue_fields: set) -> bool:
     """A field whose centre on the board (where occupancy is judged) another stack hides
     from the camera (the 3x3 games' far rows) reads that stack, not itself: it is judged
     again on the points of the board within its cube's footprint that the camera sees
@@ -742,7 +743,7 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
         pts = np.array([(u + a, v + b, 0.5) for a in grid for b in grid])
         seen = pts[~cg.hidden(pts, frame.camera, others)]
         if len(seen):
-            p = _occupied(pixels(seen), geom, reference, glaze)
+            p = _occupied(pixels(seen), geom, reference, glaze, i in blue_fields)
             sure = max(p, 1 - p)
             occupied = p >= 0.5
             confidence = 0.5 + (sure - 0.5) * min(1.0, len(seen) / MIN_SEEN)
@@ -752,7 +753,8 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
             p, bare = 1.0, False
             if len(tops):
                 tops = pixels(tops)
-                p = _occupied(tops, geom, reference, glaze)
+                p = _occupied(tops, geom, reference, glaze, bool(blue_fields))  # past
+                #   an empty field the line of sight may land on a blue field
                 lab = cv2.cvtColor(tops, cv2.COLOR_BGR2Lab).astype(np.float64)
                 chroma = np.median(np.hypot(lab[..., 1] - glaze[1], lab[..., 2] - glaze[2]))
                 bare = (p < 0.5 and chroma < TOP_CHROMA) or table_share(lab[0]) >= TABLE_SHARE

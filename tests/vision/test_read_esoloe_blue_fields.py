@@ -1,6 +1,7 @@
-"""3andC's empty blue fields in a coloured or dim light: the blue glaze looks teal or pale
-(its hue outside the blue test's), and was read as a cube; on the known blue fields a pixel
-clearly bluer than the margin's glaze (``BLUE_FIELD_B``) is blue glaze too."""
+"""Blue as glaze only on 3andC's blue fields: there, in a coloured or dim light, the blue
+glaze looks teal, cyan or pale (its hue outside the old blue test's) and was read as a
+cube, so a pixel of a wider hue range or clearly bluer than the margin's glaze counts as
+glaze (``BLUE_FIELD_HUE``, ``BLUE_FIELD_B``); elsewhere a blue pixel is a cube's print."""
 
 import cv2
 import numpy as np
@@ -56,3 +57,25 @@ def test_only_a_blue_field_takes_a_cyan_crop_for_glaze():
     assert _occupied(cyan, geom, reference, glaze) > 0.5
     assert _occupied(cyan, geom, reference, glaze, blue_field=True) < 0.1
     assert _occupied(green, geom, reference, glaze, blue_field=True) > 0.9
+
+
+# dev render (camera "any", tuning seed): overhead, all five fields occupied; fields 0 and 3
+# natural cubes whose blue print fills the field's crop, read empty at 0.58 and 0.57
+def test_a_natural_cube_with_a_blue_print_reads_occupied():
+    game, seed = "esoloe", 279
+    image, truth = render_scene(game, random_position(game, seed), seed,
+                                options=RenderOptions(camera_mode="any"))
+    fields = read_fields(image, truth_fix(truth), geometry(game))
+    assert all(truth["position"]["cells"])
+    assert all(f["occupied"] for f in fields)
+
+
+def test_blue_is_glaze_only_on_a_blue_field():
+    geom = geometry("esoloe-tictactoe")
+    white = np.full((16, 16, 3), 235, np.uint8)
+    reference = float(np.median(material_score(white, geom.material)))
+    glaze = cv2.cvtColor(white, cv2.COLOR_BGR2Lab)[0, 0].astype(np.float64)
+    ink = np.zeros((16, 16, 3), np.uint8)
+    ink[:] = (150, 60, 40)  # BGR: a blue print filling the crop
+    assert _occupied(ink, geom, reference, glaze) > 0.9
+    assert _occupied(ink, geom, reference, glaze, blue_field=True) < 0.1
