@@ -11,8 +11,10 @@ the three Miwin dice before their holders.
   wider disc, ``START_DISC_MM``: a light pawn's top on a light wooden table is the table's
   colour, its rim and foot are not). The
   reading is the pair of places (a field or its own start per pawn) with the most
-  evidence, the lighter of two pawns on the board A's (natural wood), a single one A's
-  when lighter than its field's empty look; each pawn's confidence is the lead over the
+  evidence, the lighter of two pawns on the board A's (natural wood), and from a camera
+  leaning under ``LOOKS_LEAN_DEG`` A's the lighter than its field's empty look (from an
+  oblique one a pawn's shaded side shows against the table behind it, no cue); each
+  pawn's confidence is the lead over the
   best reading that places it elsewhere; its alternatives, the two likeliest other places,
   share that doubt with the rest in proportion to their evidence (``_elsewhere``).
 - *Dice*: ``vision.read_miwin`` over the table before and behind the board (the dice lie
@@ -52,6 +54,7 @@ START_DEV = 20.0  # mean Lab distance of a start from the table round it: a pawn
 HIDDEN_Z = -0.3  # the evidence of a field a die hides (a field's is 0 at PAWN_DEV)
 LIGHT_SCALE = 20.0  # Lab L over the empty field's: A's (light) pawn, under: B's
 LIGHT_W = 0.5  # the weight of that lightness against a place's evidence
+LOOKS_LEAN_DEG = 15.0  # a pawn's lightness against its field counts from a camera leaning less
 PAWN_MARGIN = 1.0  # the best reading's lead in evidence that makes it sure
 ALT_SCALE = 0.25  # evidence that makes one place e (2.7) times as likely as another ...
 ALTERNATIVES = 2  # ... for the alternatives of a pawn in doubt, this many listed
@@ -206,12 +209,15 @@ def _empty_look(crops: np.ndarray, use: np.ndarray) -> np.ndarray:
 
 
 def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.ndarray],
-           geom: Geometry, hidden: np.ndarray) -> tuple[list[int], list[float], list]:
+           geom: Geometry, hidden: np.ndarray, from_above: bool
+           ) -> tuple[list[int], list[float], list]:
     """(pawns, confidences, alternatives per pawn); ``planes``: the homographies of the
     planes ``PAWN_PLANES_MM`` (the pawn's body at each height stands over its field's
     centre, its other heights lean over the neighbour fields from an oblique camera: the
     field that departs at every height holds it); ``hidden``: per field, a die stands in
-    front of it (no pawn is looked for there; a pawn not seen may stand there)."""
+    front of it (no pawn is looked for there; a pawn not seen may stand there);
+    ``from_above``: the camera leans under ``LOOKS_LEAN_DEG``, so a pawn is named by its
+    lightness against its field's empty look too."""
     size = 12
     yy, xx = np.mgrid[:size, :size]
     disc = (xx - size / 2 + 0.5) ** 2 + (yy - size / 2 + 0.5) ** 2 <= (size / 2) ** 2
@@ -229,7 +235,11 @@ def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.n
     light, leather = np.mean(lights, axis=0), np.mean(leathers, axis=0)
     # evidence per place, 0 at the threshold: fields 1..9, then each pawn's start
     field = np.where(hidden, HIDDEN_Z, (dev - PAWN_DEV) / PAWN_DEV)
-    looks = np.clip((light - leather) / LIGHT_SCALE, -1.0, 1.0)  # A's pawn is the lighter
+    # A's pawn is the lighter: from above its lit head against the leather; from an
+    # oblique camera the planes above the board show the table behind it and A's light
+    # wood in its own shade is darker than a light table (dev 172, 211: A read on an
+    # empty field), so there the start the other pawn stands on tells
+    looks = np.clip((light - leather) / LIGHT_SCALE, -1.0, 1.0) * from_above
     starts = [(s - START_DEV) / START_DEV for s in _start_devs(image, starts_planes, geom)]
 
     def score(a: int, b: int) -> float:  # a, b: 0..8 a field, -1 at its start
@@ -363,7 +373,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     planes = [board.plane_homography(z) for z in PAWN_PLANES_MM]
     hidden = _hidden(planes[1], H, board.plane_homography(-geom.thickness), seen, geom)
     starts = [board.plane_homography(z - geom.thickness) for z in PAWN_PLANES_MM]
-    pawns, pconfs, palts = _pawns(image, planes, starts, geom, hidden)
+    lean = float(np.degrees(np.arccos(np.clip(-board.R[2, 2], -1.0, 1.0))))
+    pawns, pconfs, palts = _pawns(image, planes, starts, geom, hidden, lean < LOOKS_LEAN_DEG)
     dice: dict[str, dict] = {}
     reading = Reading({"pawns": pawns, "dice": dice})
     for i in range(2):

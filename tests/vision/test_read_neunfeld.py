@@ -18,6 +18,10 @@ def test_neunfeld_pawns_and_holders_are_read():
 
 
 def _read_oblique(seed: int):
+    return _read(seed, "oblique")
+
+
+def _read(seed: int, camera: str):
     import importlib
 
     from vision.board import geometry
@@ -27,7 +31,7 @@ def _read_oblique(seed: int):
 
     position = random_position("neunfeld", seed)
     image, truth = render_scene("neunfeld", position, seed,
-                                options=RenderOptions(camera_mode="oblique"))
+                                options=RenderOptions(camera_mode=camera))
     reader = importlib.import_module("vision.read_neunfeld")
     reading = reader.read(image, truth_fix(truth), geometry("neunfeld"), None)
     return elements("neunfeld", reading.position), elements("neunfeld", position)
@@ -38,6 +42,22 @@ def test_neunfeld_oblique_samples_are_read_exactly(seed):
     # 30-60 degrees from vertical: the dice's side faces lie beside their tops
     have, want = _read_oblique(seed)
     assert have == want
+
+
+@pytest.mark.parametrize("seed", [172, 211])
+def test_pawns_seen_obliquely_are_not_named_by_their_look_against_the_empty_field(seed):
+    # 56..57 degrees, both pawns on the board: the planes above it show the light table
+    # behind them, A's side in its own shade darker than that; so named, A was read on an
+    # empty field (172: 9 for 5; 211: 8 for 2, and B on A's field)
+    have, want = _read(seed, "any")
+    assert [have["pawns.0"], have["pawns.1"]] == [want["pawns.0"], want["pawns.1"]]
+
+
+def test_from_above_a_pawns_look_against_the_empty_field_still_counts():
+    # overhead, both pawns at their starts and a dark shade on field 1: without the look
+    # (A lighter than the leather), A was read on field 1 (and the roll's holders with it)
+    have, want = _read(260, "any")
+    assert want["pawns.0"] == 0 and have["pawns.0"] == 0
 
 
 @pytest.mark.slow
