@@ -29,14 +29,11 @@ recognition (a hand came and went without moving anything) is not read again; th
 check is finer than the still test (``moved``: also a compact change of ``piece_px``
 pixels within a ``piece_window`` square), since one small piece placed (a Cubes stone:
 some 90 of the 25,600 pixels of the board picture) may change fewer pixels than
-``changed_fraction`` asks for. Nor is a settled scene whose picture is the last reading's
-shifted as a whole (``align``: the board pushed, the camera knocked, by ``shift_px`` to
-``shift_max`` of the picture's width) with nothing moved on the board: the picture made
-again on the region moved with it shows no ``moved`` change beyond a pixel's resampling
-(the board's fine painted pattern aliases: compared with the grey levels of the 3x3 round
-each pixel). The watched region then follows the board. (A reading of the pushed board
-would be the same position again, which the referee takes, for an illegal one, as
-another violation.)
+``changed_fraction`` asks for. A settled scene whose picture is the last reading's
+shifted (``align``: the board pushed or the camera knocked, by ``shift_px`` to
+``shift_max`` of the picture's width) is read, but its reading is not published when its
+position is the last observation's: the board moved, nothing on it (the referee would
+take an illegal position seen again for another violation).
 
 Unstable observations are not published at all: the referee ignores them, liveness is
 the transport's heartbeat and the service watchdog. A frame that is None, empty, not an
@@ -74,6 +71,7 @@ its whole frame again).
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -103,7 +101,7 @@ class TrackerConfig:
     board_margin: float = 0.15  # board region grown by this share of its size each side
     # (and at least to where the game's reader looks for pieces beside the board: its
     # ``region(geom)``, board mm; Neunfeld's dice before the players, Tyr's beside it)
-    shift_px: float = 0.5  # a settled picture shifted as a whole at least this far (px) ...
+    shift_px: float = 1.0  # a settled picture shifted at least this far (px, a corner) ...
     shift_max: float = 0.25  # ... and at most this share of its width: the board pushed
     first_seq: int = 1  # keep seq increasing across restarts (e.g. start from the clock)
     calibration: dict | None = None  # passed to vision's observe
@@ -191,6 +189,7 @@ class Tracker:
         self._run = 0  # frames in the current still run
         self._done = False  # this run was recognised (or tried)
         self._unread = 0  # settled scenes vision could not read since the last observation
+        self._published: dict | None = None  # the last observation's position
 
     @property
     def still_since(self) -> float | None:
@@ -281,35 +280,20 @@ class Tracker:
         ``changed``, or a compact change anywhere (``piece_px`` changed pixels within a
         ``piece_window`` square: one small piece, a Cubes stone, a die turned, far
         under ``changed_fraction`` of the picture; camera noise is not compact)."""
-        return self._moved(self._changed_pixels(a, b))
-
-    def _moved(self, changed: np.ndarray) -> bool:
+        changed = self._changed_pixels(a, b)
         if self._many(changed):
             return True
         k = self.config.piece_window
         return bool(cv2.boxFilter(changed.astype(np.float32), -1, (k, k),
                                   normalize=False).max() >= self.config.piece_px)
 
-    def _changed_near(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Pixels of ``a`` and ``b`` each beyond the other's grey levels in the 3x3 round
-        it by more than ``pixel_delta``: a picture resampled a fraction of a pixel apart
-        (the board's fine painted pattern aliases: 400 to 740 pixels of 25,600 changed
-        on a 3andC board pushed) does not count, a piece placed or taken does."""
-        k, d = np.ones((3, 3), np.uint8), self.config.pixel_delta
-
-        def beyond(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            x = x.astype(np.int16)
-            return ((x < cv2.erode(y, k).astype(np.int16) - d)
-                    | (x > cv2.dilate(y, k).astype(np.int16) + d))
-
-        return beyond(a, b) & beyond(b, a)
-
     def align(self, now: np.ndarray, then: np.ndarray) -> np.ndarray | None:
         """The 3x3 warp from ``then``'s pixels to ``now``'s where the change picture
-        ``now`` is ``then`` shifted as a whole (the board pushed, the camera knocked: the
-        picture is made on the last reading's corners), by ``shift_px`` to ``shift_max``
-        of its width at a corner of the picture; else None. Phase correlation gives the
-        shift, ECC (Euclidean) refines it with a turn."""
+        ``now`` is ``then`` shifted (the board pushed, the camera knocked: the picture is
+        made on the last reading's corners), by ``shift_px`` to ``shift_max`` of its
+        width at a corner of the picture; else None. Phase correlation gives the shift,
+        ECC (Euclidean) refines it with a turn. Whether anything moved on the board as
+        well is not its to say (a Cubes stone placed is a 1 px outline in this picture)."""
         cfg = self.config
         h, w = then.shape
         a, b = then.astype(np.float32), now.astype(np.float32)
@@ -326,26 +310,6 @@ class Tracker:
         if not cfg.shift_px <= shift <= cfg.shift_max * w:
             return None
         return np.vstack([warp, [0.0, 0.0, 1.0]]).astype(np.float64)
-
-    def _pushed(self, view: _View, image: np.ndarray, lo: np.ndarray | None,
-                small: np.ndarray) -> np.ndarray | None:
-        """Where the settled picture ``small`` is the last reading's shifted as a whole
-        with nothing moved on the board (``align``, then the picture made again on the
-        region moved with it shows no ``moved`` change beyond a pixel's resampling,
-        ``_changed_near``): the region follows the board from now on (anchor and last
-        reading's picture made on it) and the picture made there is returned; else
-        None."""
-        warp = None if view.board is None else self.align(small, view.last_read)
-        if warp is None:  # not shifted, or no board region to move (the whole frame)
-            return None
-        board = view.board
-        view.board = board @ warp
-        again = self.lores(image, lo, view)
-        if self._moved(self._changed_near(again, view.last_read)):
-            view.board = board
-            return None
-        view.anchor = view.last_read = again
-        return again
 
     def _set_board(self, board: dict | None, view: _View | None = None) -> None:
         """Change detection on the board region of ``board`` (the observation's corners
@@ -430,21 +394,17 @@ class Tracker:
         if self._done or self._run < cfg.settle_frames or now - self._anchor_time < cfg.settle_s:
             return None
         self._done = True
-        read = False
-        for i, (view, image, lo, small) in enumerate(
-                zip(self.views, images, lores, smalls, strict=True)):
-            if view.last_read is None:
-                read = True
-            elif self.moved(small, view.last_read):
-                again = self._pushed(view, image, lo, small)
-                read = read or again is None
-                smalls[i] = small if again is None else again
-        if not read:  # a hand came and went, or the board was pushed: nothing moved on it
-            return None
-        return self._read(images, lores, smalls, now)
+        moved = [view.last_read is None or self.moved(small, view.last_read)
+                 for view, small in zip(self.views, smalls, strict=True)]
+        if not any(moved):
+            return None  # a hand came and went; nothing moved
+        pushed = any(m and view.last_read is not None and view.board is not None
+                     and self.align(small, view.last_read) is not None
+                     for view, small, m in zip(self.views, smalls, moved, strict=True))
+        return self._read(images, lores, smalls, now, pushed)
 
     def _read(self, images: list[np.ndarray], lores: list[np.ndarray | None],
-              smalls: list[np.ndarray], now: float) -> dict | None:
+              smalls: list[np.ndarray], now: float, pushed: bool = False) -> dict | None:
         self.recognised += 1
         try:
             obs = self.recognise(images[0] if len(images) == 1 else tuple(images),
@@ -470,11 +430,8 @@ class Tracker:
                      now)
             return None
         obs.update(seq=self.seq, time=now, stable=True)
-        if self._unread:  # the table may have changed unseen since the last observation
-            obs["unread"], self._unread = self._unread, 0
         if self.memory is not None:
             self.memory.apply(obs)
-        self.seq += 1
         for view, key, image, lo, small in zip(self.views, ("board", "board_second"), images,
                                                lores, smalls, strict=False):
             if obs.get(key) != view.board_json:
@@ -482,6 +439,14 @@ class Tracker:
                 # the picture's region changed: start the comparison again on the new region
                 small = view.anchor = self.lores(image, lo, view)
             view.last_read = small
+        if pushed and obs.get("position") == self._published:
+            log.info("settled scene at %.3f not published: the board was pushed, the "
+                     "position is the last one", now)
+            return None
+        self._published = copy.deepcopy(obs.get("position"))
+        if self._unread:  # the table may have changed unseen since the last observation
+            obs["unread"], self._unread = self._unread, 0
+        self.seq += 1
         return obs
 
     def run(self, frames: Iterable[Any]) -> Iterator[dict]:
