@@ -82,6 +82,9 @@ ENDS_SHORTEST = 0.7  # of its length: a strip's ends come no nearer (half would 
 # its separators, the others on its fields' numbers)
 ENDS_STRIDE = 0.01  # of a strip's length: strip_ends' step
 REBUILT = 3  # views through three corners of a candidate aligned per frame
+REBUILT_LARGE = 1  # then those best by prescore times their size to the power 1/4 (a
+# small view on a stack's printed faces finds edges wherever it puts the board's)
+REBUILT_GROWTH = 2.0  # of these, none larger than this many times their candidate's size
 RIGID_TRIES = 2  # free alignments fitted that are aligned again as a rigid view
 ENDS_MOVED = 0.05  # of its length: corners this near ones tried are not aligned again
 ENDS_PERSPECTIVE = (0.85, 1.0, 1.18)  # its first gap over its last, square root
@@ -104,6 +107,7 @@ MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the bo
 # board's image size from the nearest rigid view of it (a quad of another aspect)
 MAX_TILT_DEG = 70.0
 VIEW_MISFIT = 0.05
+RIGID_WEIGHT = 0.5  # a fit off a rigid view by VIEW_MISFIT shows this much less (_shown)
 START_MISFIT = 0.3  # a start's (a stack may carry a corner off; the alignment moves it)
 CERAMIC_FRAME_MM = 3.5  # the e-SOLO-e tiles' frame line, inside the edge
 PUSH_MM = 14.0  # a tile's side is tried this far out (its fields' outlines: 9.5 mm inside)
@@ -665,38 +669,57 @@ def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
     return fit_model(fit_grey(image), np.asarray(quad, np.float64), geom)
 
 
+def _views_through(corners: np.ndarray, keep: list[int], geom: Geometry,
+                   size: tuple[int, int]) -> list[np.ndarray]:
+    """Named corners of the views of the board through its corners ``keep`` (three) at
+    ``corners[keep]`` that ``cv2.solveP3P`` finds (the assumed camera,
+    ``vision.grid.assumed_camera``), tilted at most ``MAX_TILT_DEG``, with all four
+    corners projected into a convex quad not far past the frame of ``size``."""
+    from vision.grid import assumed_camera
+
+    K = assumed_camera(size)
+    obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
+    _, rvecs, tvecs = cv2.solveP3P(obj[keep], corners[keep], K, None, flags=cv2.SOLVEPNP_P3P)
+    views = []
+    for r, t in zip(rvecs, tvecs, strict=True):
+        if abs(cv2.Rodrigues(r)[0][2, 2]) < np.cos(np.radians(MAX_TILT_DEG)):
+            continue  # no camera over a table sees the board so
+        px = cv2.projectPoints(obj, r, t, K, None)[0].reshape(4, 2)
+        if cv2.isContourConvex(px.astype(np.float32)) and np.abs(px).max() < 4 * max(size):
+            views.append(px)
+    return views
+
+
 def _rebuilt(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> list[np.ndarray]:
     """Named corners of views of the board through three corners of a candidate (a stack
     over one corner, or a piece's edge, carries the candidate's fourth corner off): for
     each candidate, each of its four namings and each three of its corners, the views
-    ``cv2.solveP3P`` finds (the assumed camera, ``vision.grid.assumed_camera``) tilted at
-    most ``MAX_TILT_DEG``, with all four corners projected; of those the ``REBUILT`` whose
-    outline and painted lines lie on the strongest edges and lines of the frame at
-    ``FIND_WIDTH`` (``_prescore``)."""
-    from vision.grid import assumed_camera
-
-    h, w = image.shape[:2]
-    K = assumed_camera((w, h))
-    obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
-    views = []
+    through them (``_views_through``); of those the ``REBUILT`` whose outline and painted
+    lines lie on the strongest edges and lines of the frame at ``FIND_WIDTH``
+    (``_prescore``), then the ``REBUILT_LARGE`` others best by that times the fourth root
+    of their size, of those at most ``REBUILT_GROWTH`` times their candidate's size (the
+    prescore alone ranks a small view on a stack's printed faces first)."""
+    size = (image.shape[1], image.shape[0])
+    views, grown = [], []
     for quad in quads:
         named = name_corners(quad, geom)
+        area = abs(cv2.contourArea(quad.astype(np.float32)))
         for k in range(4):
             corners = np.roll(named, k, axis=0).astype(np.float64)
             for keep in ([0, 1, 2], [1, 2, 3], [2, 3, 0], [3, 0, 1]):
-                _, rvecs, tvecs = cv2.solveP3P(obj[keep], corners[keep], K, None,
-                                               flags=cv2.SOLVEPNP_P3P)
-                for r, t in zip(rvecs, tvecs, strict=True):
-                    if abs(cv2.Rodrigues(r)[0][2, 2]) < np.cos(np.radians(MAX_TILT_DEG)):
-                        continue  # no camera over a table sees the board so
-                    px = cv2.projectPoints(obj, r, t, K, None)[0].reshape(4, 2)
-                    if cv2.isContourConvex(px.astype(np.float32)) and \
-                            np.abs(px).max() < 4 * max(w, h):
-                        views.append(px)
+                new = _views_through(corners, keep, geom, size)
+                views += new
+                grown += [abs(cv2.contourArea(v.astype(np.float32))) / max(area, 1.0)
+                          for v in new]
     if not views:
         return []
     views = np.array(views)
-    return list(views[np.argsort(-_prescore(image, views, geom))[:REBUILT]])
+    score = _prescore(image, views, geom)
+    best = list(np.argsort(-score)[:REBUILT])
+    area = np.abs([cv2.contourArea(v.astype(np.float32)) for v in views])
+    large = score * area ** 0.125 * (np.array(grown) <= REBUILT_GROWTH ** 2)
+    best += [i for i in np.argsort(-large) if i not in best][:REBUILT_LARGE]
+    return list(views[best])
 
 
 def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -828,15 +851,20 @@ def _shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry, size: tuple[in
     a darker line inside the edge shows as well as the edge itself, its frame line not).
     With ``stop`` also the measure that ends the search: on the tiles the lesser of that
     mean and the pattern's share (the mean alone, mostly above the share, ended it before
-    a better fit was tried)."""
-    s, lines = support(grey, corners, geom) if plausible_view(corners, geom, size) \
-        else (0.0, 0.0)
+    a better fit was tried). The measure fits are chosen by is taken down by up to
+    ``RIGID_WEIGHT`` as the quad is off a rigid view of the board (``_misfit``, up to
+    ``VIEW_MISFIT``): where stacks hide the far edge, a fit on their feet or faces shows
+    the pattern's visible part as well as the board does, but is no view of it."""
+    misfit = _misfit(corners, geom, size)
+    s, lines = support(grey, corners, geom) if misfit <= VIEW_MISFIT else (0.0, 0.0)
     if geom.aspect >= STRIP_ASPECT:
         shown = ending = min(s, lines)
     elif geom.material == "ceramic":
         shown, ending = (s + lines) / 2, min(s, (s + lines) / 2)
     else:
         shown = ending = s
+    if s > 0 and geom.aspect < STRIP_ASPECT:  # (a strip's ends are in doubt: not there)
+        shown *= 1 - RIGID_WEIGHT * misfit / VIEW_MISFIT
     return (shown, ending) if stop else shown
 
 
@@ -1363,11 +1391,18 @@ def view_check(corners: np.ndarray, geom: Geometry, size: tuple[int, int]) -> tu
             float(np.linalg.norm(seen - corners, axis=1).max()))
 
 
+def _misfit(corners: np.ndarray, geom: Geometry, size: tuple[int, int]) -> float:
+    """How far the nearest rigid view of the board puts a corner off ``corners``
+    (``view_check``), as a share of the board's image size; infinite where that view is
+    tilted over ``MAX_TILT_DEG``."""
+    tilt, off = view_check(corners, geom, size)
+    area = abs(cv2.contourArea(np.asarray(corners, np.float32)))
+    return off / max(float(np.sqrt(area)), 1e-9) if tilt <= MAX_TILT_DEG else np.inf
+
+
 def plausible_view(corners: np.ndarray, geom: Geometry, size: tuple[int, int],
                    misfit: float = VIEW_MISFIT) -> bool:
     """Whether a camera over a table can see the board at named ``corners`` so
     (``view_check``): tilted at most ``MAX_TILT_DEG`` from the board's normal, and the
     quad within ``misfit`` of the board's image size of a rigid view of it."""
-    tilt, off = view_check(corners, geom, size)
-    area = abs(cv2.contourArea(np.asarray(corners, np.float32)))
-    return bool(tilt <= MAX_TILT_DEG and off <= misfit * np.sqrt(area))
+    return bool(_misfit(corners, geom, size) <= misfit)

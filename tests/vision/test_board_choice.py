@@ -1,0 +1,71 @@
+"""vision.board: which fit is taken for the board (``_shown``: a rigid view of it shows
+more than a quad off one) and which views through three corners are aligned
+(``_rebuilt``)."""
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.test_board import _projected_board, _render, _synthetic
+from vision.board import (
+    RIGID_WEIGHT,
+    VIEW_MISFIT,
+    _misfit,
+    _shown,
+    find_board,
+    fit_grey,
+    geometry,
+    plausible_view,
+)
+
+SIZE = (1280, 720)
+
+
+def _off_rigid(corners: np.ndarray, share: float) -> np.ndarray:
+    """``corners`` with the north-west one moved out from the centre by ``share`` of the
+    board's image size: no rigid view of the board."""
+    size = np.sqrt(abs(cv2.contourArea(corners.astype(np.float32))))
+    out = corners.copy()
+    out[0] += share * size * (corners[0] - corners.mean(axis=0)) / np.linalg.norm(
+        corners[0] - corners.mean(axis=0))
+    return out
+
+
+def test_misfit_is_the_view_checks_bar():
+    geom = geometry("esoloe-tictactoe")
+    rigid = _projected_board(geom)
+    assert _misfit(rigid, geom, SIZE) < 0.002
+    off = _off_rigid(rigid, 0.1)
+    assert 0.4 * VIEW_MISFIT < _misfit(off, geom, SIZE) < VIEW_MISFIT
+    assert plausible_view(off, geom, SIZE)
+    far_off = _off_rigid(rigid, 0.2)
+    assert _misfit(far_off, geom, SIZE) > VIEW_MISFIT and not plausible_view(far_off, geom,
+                                                                               SIZE)
+
+
+def test_a_quad_off_a_rigid_view_shows_less_than_the_board():
+    # the board's pattern painted twice, once as a camera sees it and once with a corner
+    # carried off (as a fit on the feet of stacks that hide the far edge may be): both
+    # show their whole pattern; the second is no view of the board and shows less
+    geom = geometry("esoloe-tictactoe")
+    rigid = _projected_board(geom)
+    off = _off_rigid(rigid, 0.1)
+    on_rigid = _shown(fit_grey(_synthetic(rigid, geom)), rigid, geom, SIZE, stop=True)
+    on_off = _shown(fit_grey(_synthetic(off, geom)), off, geom, SIZE, stop=True)
+    assert on_rigid[0] > 0.9 and on_off[1] > 0.9  # the pattern shows in full on both
+    assert on_off[1] == pytest.approx(on_rigid[1], abs=0.05)  # the search's end alike
+    weight = 1 - RIGID_WEIGHT * _misfit(off, geom, SIZE) / VIEW_MISFIT
+    assert on_off[0] == pytest.approx(on_off[1] * weight, abs=0.05)
+    assert on_off[0] < on_rigid[0] - 0.1
+
+
+# dev renders (seeds 100..199, tuned on) missed before issue #6's session 7: the
+# prescore ranked views through three corners of a candidate on the stacks' printed
+# faces first (118, 198: _rebuilt's REBUILT_LARGE); stacks hiding the far edge, a fit
+# on their feet showed as well as the board (164: _shown's rigid view weighting)
+@pytest.mark.parametrize("game, seed", [("esoloe", 118), ("esoloe", 198), ("esoloe", 164)])
+def test_boards_behind_stacks_found(game, seed):
+    image, want = _render(game, seed, "any")
+    fix = find_board(image, geometry(game))
+    assert fix is not None
+    assert np.linalg.norm(fix.corners - want, axis=1).mean() <= 10
