@@ -35,7 +35,8 @@ Steps (``find_board``):
    the quad off the nearest rigid view of the board); an alignment dropped so neither
    raises the bar for the others nor ends the search. The fit (or, where the sub-pixel
    fit lost the pattern, the alignment) whose pattern shows best where it puts it
-   (``support``; on a strip the lesser of its pattern's share and its painted lines')
+   (``support``; on a strip the lesser of its pattern's share and its painted lines';
+   on the other boards taken down as it is off a rigid view of the board, ``_shown``)
    wins, if at least ``MIN_SUPPORT`` of its painted lines do: no board otherwise. The
    search ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
