@@ -8,7 +8,8 @@ what the other stacks may cover. Seen from a camera, ``D_k`` shows cube wood exa
 the stack has at least k cubes: in an oblique view it is the band above the (k-1)-cube
 stack's top, looking down it is the strip of side faces that leans away from the
 camera's foot point. A pixel is *cube* when it looks like neither the board's glaze nor
-the table (Lab colour models sampled on the board's margin and on a band round the board).
+the table (Lab colour models sampled on the board's margin and on a band round the board)
+nor, on a 3andC board, its blue glaze (sampled on its empty blue fields).
 
 The height is the n in 1..4 that best explains the levels' cube shares; a level whose
 region is too small to see (a field right below an overhead camera) counts for nothing,
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.board import Geometry
+from vision.board import Geometry, _three_and_c_blue
 from vision.cube_geometry import CUBE_MM
 from vision.grid import BoardPose
 
@@ -40,6 +41,7 @@ PRIOR = (0.4, 0.3, 0.2, 0.1)  # heights 1..4 of an occupied field before any lev
 #   (renders' playouts of 8..14 placements: 0.39 / 0.31 / 0.22 / 0.08 on dev seeds)
 FLAT_PRIOR = (0.97, 0.02, 0.01, 0.0)  # ... in a game that forbids stacking (a stack there is
 #   a player's mistake, which the referee is to name)
+BLUE_SAMPLE = 6.0  # mm: 3andC's blue glaze is sampled this near its empty fields' centres
 SHARPNESS = 3.0  # a height's weight grows as exp(SHARPNESS x score): two heights whose scores
 #   differ by m split as the old confidence 0.5 + 0.5 tanh(1.5 m)
 
@@ -86,9 +88,32 @@ def _samples(lab: np.ndarray, pts: np.ndarray, hidden: np.ndarray) -> np.ndarray
 
 
 def background_models(lab: np.ndarray, pose: BoardPose, geom: Geometry, hidden: np.ndarray,
-                      dist=None) -> list[ColourModel]:
-    """Colour models of the glaze and of the table (``glaze_and_table``), those sampled."""
-    return [m for m in glaze_and_table(lab, pose, geom, hidden, dist) if m is not None]
+                      dist=None, occupied: list[bool] | None = None) -> list[ColourModel]:
+    """Colour models of the glaze and of the table (``glaze_and_table``) and, on a 3andC
+    board, of its blue glaze (``blue_glaze``), those sampled."""
+    models = list(glaze_and_table(lab, pose, geom, hidden, dist))
+    if occupied is not None:
+        models.append(blue_glaze(lab, pose, geom, hidden, occupied, dist))
+    return [m for m in models if m is not None]
+
+
+def blue_glaze(lab: np.ndarray, pose: BoardPose, geom: Geometry, hidden: np.ndarray,
+               occupied: list[bool], dist=None) -> ColourModel | None:
+    """The colour model of 3andC's blue glaze, sampled on its empty blue fields (within
+    ``BLUE_SAMPLE`` of their centres, where no stack may stand in front: ``hidden``); None
+    on another board or where too few samples are seen. Seen obliquely past a cube, an
+    empty blue field behind it looked like a cube to the levels above it (neither the
+    white glaze nor the table), and a single cube was read two high in a game that
+    forbids stacking (dev renders, 3andC, any camera, true corners, seeds 100..199 /
+    200..299: heights wrong 5 / 4 -> 2 / 3)."""
+    if geom.game != "esoloe-3andc":
+        return None
+    grid = np.linspace(-BLUE_SAMPLE, BLUE_SAMPLE, 9)
+    pts = [(u + a, v + b, 0.0) for i, (_, u, v, _) in enumerate(geom.cells)
+           if i in _three_and_c_blue() and not occupied[i] for a in grid for b in grid]
+    if not pts:
+        return None
+    return ColourModel.of(_samples(lab, project(pose, np.array(pts), dist), hidden))
 
 
 def stacks_mask(shape: tuple[int, int], pose: BoardPose, geom: Geometry,
@@ -181,7 +206,7 @@ def measure_heights(image: np.ndarray, pose: BoardPose, geom: Geometry, occupied
         return [None] * len(occupied)
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
     models = background_models(lab, pose, geom, stacks_mask((h, w), pose, geom, occupied, dist),
-                               dist)
+                               dist, occupied)
     roi = lab[y0:y1, x0:x1].astype(np.float64)
     if models:
         cube = np.min([m.distance(roi) for m in models], axis=0) > CUBE_DISTANCE
