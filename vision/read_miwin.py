@@ -7,8 +7,9 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   look inside the board, a wide median of the table outside it), the bright pips left
   out: blue goes down Lab's blue-yellow axis, red up the green-red one, black down in
   lightness without hue (``colour_scores``); each colour's die is the die-sized window
-  where that score is highest on average, if it is high enough (``PRESENT``); a die of
-  the colour of what it stands on (red on red leather, black on dark brown) is then
+  where that score is highest on average, if it is high enough (``PRESENT``; blue's and
+  red's only where black's is lower: a black die on a yellow board is bluer than it); a
+  die of the colour of what it stands on (red on red leather, black on dark brown) is then
   sought by its colour against neutral grey (``NEUTRAL``) where a whole top's pips show
   and no other die lies, at confidence 0.6 at most;
 - *black*, by its pips too: light pips on a dark body, which a shadow or a dark board's
@@ -251,7 +252,9 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     grid_y, grid_x = np.mgrid[:scores.shape[1], :scores.shape[2]]
     for c, colour in enumerate(COLOURS):  # black last: blue and red are masked out of it
         mean, score = means[c], scores[c]
-        pick = mean
+        # a black die on a yellow or red board is bluer or greener than the board: not
+        # where it is blacker still
+        pick = np.where(means[2] < mean, mean, 0)
         if colour == "black":
             mean = means[c] = window_mean(scores[c])
             pick = (mean + BLACK_OFFSET) * energy * (free & (weight > 0))
