@@ -155,18 +155,25 @@ class _Maps:
         self.weights = [w[g].astype(np.float32) for g in self.groups]
 
     def score(self, quads: np.ndarray, src: np.ndarray) -> np.ndarray:
-        q = np.matmul(_homographies(src, quads), self.pts)  # (k, 3, n)
+        """Per quad (k, 4, 2), its score on the maps; -1 where it is not ``_sound`` (not
+        scored)."""
+        sound = _sound(quads, self.aspect)
+        out = np.full(len(quads), -1.0)
+        if not sound.any():
+            return out
+        q = np.matmul(_homographies(src, quads[sound]), self.pts)  # (k, 3, n)
         with np.errstate(divide="ignore", invalid="ignore"):  # a quad folded over
             px = (q[:, :2] / q[:, 2:3] - (self.pool - 1) / 2) / self.pool
-        px = np.nan_to_num(px, nan=-1e6, posinf=-1e6, neginf=-1e6).astype(np.float32)
-        total = np.zeros(len(quads), np.float32)
+        px[~np.isfinite(px)] = -1e6
+        px = px.astype(np.float32)
+        total = np.zeros(len(px), np.float32)
         for m, g, w in zip(self.maps, self.groups, self.weights, strict=True):
             if len(g):
-                xs, ys = px[:, 0, g], px[:, 1, g]
-                r = cv2.remap(m, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                              borderValue=0)
+                r = cv2.remap(m, px[:, 0, g], px[:, 1, g], cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=0)
                 total += r @ w
-        return np.where(_sound(quads, self.aspect), total, -1.0)
+        out[sound] = total
+        return out
 
 
 def _sound(quads: np.ndarray, aspect: float) -> np.ndarray:
