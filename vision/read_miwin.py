@@ -15,9 +15,9 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
 - *black*, by its pips too: light pips on a dark body, which a shadow or a dark board's
   edge does not show; the black die is the window where its colour plus ``BLACK_OFFSET``
   times the pips' contrast (their Lab L above round them, over the window) is highest,
-  away from the blue and red dice, and its top is placed where that contrast holds
-  (a black die whose colour a warm light tints is found by its pips alone, at 0.6 at
-  most);
+  away from the blue and red dice, and its top is placed where that contrast holds (from
+  above, where no side face shows pips, where it is highest); a black die whose colour a
+  warm light tints is found by its pips alone, at 0.6 at most;
 - the die's centre is the centroid of the pips set in its colour round that window (pip
   layouts are symmetric about the top's centre; a shadow cannot pull it away), or of its
   colour's pixels where no pip is seen.
@@ -285,9 +285,12 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             cv2.blur(body, (k, k)), 0.05))
         fit = cv2.filter2D(filled, -1, kernel, borderType=cv2.BORDER_CONSTANT) \
             * weight[y0:y1, x0:x1]
-        if colour == "black":  # its top holds its pips (the capped colour does not place it)
-            fit = (fit + BLACK_CAP * PRESENT) * np.minimum(
-                energy[y0:y1, x0:x1] / (TOP_ENERGY * energy[y, x]), 1)
+        # black: its top holds its pips (the capped colour does not place it); from above
+        # (no side face seen) the most of them, at a slant its side faces' pips count too
+        if colour == "black":
+            share = energy[y0:y1, x0:x1] / (TOP_ENERGY * energy[y, x])
+            fit = (fit + BLACK_CAP * PRESENT) * (share if stretch < 2 * GAP_MM * PX_PER_MM
+                                                 else np.minimum(share, 1))
         yy, xx = np.mgrid[y0:y1, x0:x1]
         fit[np.hypot(yy - y, xx - x) > side / 2 + stretch] = -np.inf
         ty, tx = np.unravel_index(int(np.argmax(fit)), fit.shape)
