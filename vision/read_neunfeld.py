@@ -64,6 +64,7 @@ OPENING_MM = 36.0  # mean distance of three dice on one side from the board: the
 FIVE_BY_CHANCE = 1 - (5 / 6) ** 2  # a five shows on a random roll (blue and red have one)
 CORNER_PX = 3.0  # how far off a found corner lies (px): the pose's fit to the corners ...
 TILT_DEG = 5.0  # ... against a camera leaning from square onto the board (Cauchy, scale)
+UPRIGHT_LEAN_DEG = 15.0  # a camera leaning more stands upright: no pose turns it over
 
 
 def region(geom: Geometry) -> tuple[float, float, float, float]:
@@ -85,7 +86,11 @@ def pose(fix: BoardFix, geom: Geometry, image: np.ndarray,
     the lean weighed as a Cauchy prior of scale ``TILT_DEG``: strong where the corners
     cannot tell 3 from 25 degrees, hardly a pull on a camera 30 to 60 degrees oblique,
     whose corners show the lean (Levenberg-Marquardt from a square-on start and from
-    the best fit's; the lower cost wins)."""
+    the best fit's; the lower cost wins). A camera at a table stands upright
+    (``_upright``): corners a few px off can fit best a camera across the board, upside
+    down, which reads every die's side and the planes above the board wrong; so the
+    pose is the best upright fit, from IPPE's two poses too where both starts reach
+    that one."""
     K = dist = None
     if calibration is not None:
         K, dist = calibration.get("K"), calibration.get("dist")
@@ -118,8 +123,26 @@ def pose(fix: BoardFix, geom: Geometry, image: np.ndarray,
                    (A[1, 2] - K[1, 2]) * depth / K[1, 1], depth])
     fits = [_least_squares(residuals, np.concatenate([cv2.Rodrigues(R)[0].ravel(), t]))
             for R, t in ((R0, t0), (best.R, best.t))]
-    cost, x = min(fits, key=lambda f: f[0])
+    upright = [f for f in fits if _upright(cv2.Rodrigues(f[1][:3])[0], f[1][3:])]
+    if not upright:  # both reached the camera across the board, upside down: IPPE's two
+        _, rvecs, tvecs, _ = cv2.solvePnPGeneric(obj, corners.astype(np.float64), K, None,
+                                                 flags=cv2.SOLVEPNP_IPPE)
+        fits += [_least_squares(residuals, np.concatenate([r.ravel(), t.ravel()]))
+                 for r, t in zip(rvecs, tvecs, strict=True)]
+        upright = [f for f in fits if _upright(cv2.Rodrigues(f[1][:3])[0], f[1][3:])]
+    cost, x = min(upright or fits, key=lambda f: f[0])
     return BoardPose(K, cv2.Rodrigues(x[:3])[0], x[3:], best.calibrated)
+
+
+def _upright(R: np.ndarray, t: np.ndarray) -> bool:
+    """Whether a camera of pose (R, t) stands upright, as one mounted at a table does:
+    leaning ``UPRIGHT_LEAN_DEG`` or more, its picture's down points towards its foot (the
+    board's far side at the top of the picture). Under that lean the direction means
+    nothing (the camera is over the board)."""
+    centre = -R.T @ t
+    if np.degrees(np.arccos(np.clip(-R[2, 2], -1.0, 1.0))) < UPRIGHT_LEAN_DEG:
+        return True
+    return float(R[1, :2] @ centre[:2]) > 0
 
 
 def _least_squares(residuals, x: np.ndarray, steps: int = 40) -> tuple[float, np.ndarray]:
