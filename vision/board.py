@@ -86,7 +86,7 @@ REBUILT = 3  # views through three corners of a candidate aligned per frame
 REBUILT_LARGE = 1  # then those best by prescore times their size to the power 1/4 (a
 # small view on a stack's printed faces finds edges wherever it puts the board's)
 REBUILT_GROWTH = 2.0  # of these, none larger than this many times their candidate's size
-RIGID_TRIES = 2  # free alignments fitted that are aligned again as a rigid view
+RIGID_TRIES = 3  # free alignments fitted that are aligned again as a rigid view
 ENDS_MOVED = 0.05  # of its length: corners this near ones tried are not aligned again
 ENDS_PERSPECTIVE = (0.85, 1.0, 1.18)  # its first gap over its last, square root
 END_MM = 4.0  # a strip's end: the colours this far inside and outside it compared
