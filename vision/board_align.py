@@ -260,7 +260,10 @@ class _Pose:
             if not ok:
                 continue
             v = np.concatenate([rvec.ravel(), tvec.ravel(), [np.log(f)]])
-            err = float(np.nanmean(np.abs(self.corners(v[None])[0] - quad)))
+            seen = self.corners(v[None])[0]
+            if np.isnan(seen).all():  # the whole board behind the camera
+                continue
+            err = float(np.nanmean(np.abs(seen - quad)))
             if err < best[0]:
                 best = (err, v)
         return best[1]
