@@ -42,10 +42,11 @@ def test_tyr_oblique_samples_are_read_exactly(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("camera,element,exact", [("overhead", 96.0, 85.0),
-                                                  ("oblique", 92.0, 80.0)])
+@pytest.mark.parametrize("camera,element,exact", [("overhead", 99.0, 95.0),
+                                                  ("oblique", 96.0, 87.5)])
 def test_tyr_reader_sweep(camera, element, exact):
-    # the levels measured in session 4 (docs/vision.md) less a margin
+    # the levels measured in session 7 (overhead 100 / 100 %, oblique 97.3 / 92.5 %) less a
+    # margin (were session 4's, 96 / 85 and 92 / 80)
     assert_sweep("tyr", camera, element, exact)
 
 
