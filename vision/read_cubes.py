@@ -74,6 +74,11 @@ CARD_REACH_MM = 225.0  # a dependency card's centre from the board's centre (abo
 CARD_DISC_MM = 45.0  # the disc's diameter on a dependency card
 CARD_MM_PX = 3.0  # mm a pixel of the card search views
 MIN_SEEN = 0.5  # least share of a card's disc square, or of a ring side used, in the frame
+#: most a card's ring (white card stock) may be darker than the board's paper (Lab L, 0..255):
+#: dev renders 100..299, true and found corners: 66 at most on 1,215 cards read right; the
+#: light squares of a checked cloth round a dark one (a blue card read at empty seats,
+#: dev 140) 119..128
+CARD_DARKER = 90.0
 SATURATED = 0.3  # saturation (balanced on the paper's white) of a player's colour
 DARK = 0.38  # brightness (1 = the paper's) under which an unsaturated patch is black
 PX_PER_MM = 1.5  # of the rectified views of the fields
@@ -270,7 +275,8 @@ def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float]) -> np
 
 def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray) -> dict:
     """Per field (row-major): ``colour`` (None: none) and its ``confidence``, ``active``
-    (the disc is light), ``measures`` and ``white`` (the occupancy model's probability).
+    (the disc is light), ``measures`` and ``white`` (the occupancy model's probability);
+    ``paper_L``: the board's paper (the fields' median look) in Lab L.
     ``grey``: the image in grey levels (the board plane is only looked at in grey)."""
     top = _view(image, H6)
     top_bgr = _blocks(top)
@@ -282,6 +288,7 @@ def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray)
     disc = (rr >= 3.0) & (rr <= 0.41 * STONE_MM - 1.5)
     centre = (r_sq <= 6.0) & (np.add.outer(np.arange(FIELD_PX), np.arange(FIELD_PX)) % 3 == 0)
     paper = np.median(top_bgr[:, centre].reshape(-1, 3), axis=0)
+    paper_lab = cv2.cvtColor(paper.astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_BGR2Lab)
     paper_L = float(np.median(L6[:, centre]))
     shift = _shift(H0, H6)
     measures = _measures(L0, L6, shift)
@@ -300,6 +307,7 @@ def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray)
                     0.5 + (votes[:, 0] - DARK_SHARE / 2) / 0.3)
     return {"colour": colours, "confidence": np.clip(conf, 0.5, 1.0),
             "active": _means(L6, disc)[:, 0] > 0.5 * paper_L, "dark": votes[:, 0],
+            "paper_L": float(paper_lab[0, 0, 0]),
             "measures": measures, "white": white_probability(measures, shift)}
 
 
@@ -329,19 +337,22 @@ def _ring_sides(img: np.ndarray, inner: int, outer: int) -> list[np.ndarray]:
             _shifted(down, 0, mid)]
 
 
-def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None, float]]:
+def _cards(image: np.ndarray, H_table: np.ndarray,
+           paper_L: float) -> dict[str, tuple[str | None, float]]:
     """Per seat, (colour of the dependency card's disc or None, confidence). Near where
     a card lies before that seat (a view of the table ``CARD_MM_PX`` mm a pixel), each
     place is scored by how much the square inside the disc there (Lab) differs from a
     square ring of card round the disc (every disc is darker than the card), less the
     unevenness of the ring's four sides, plus their lightness against the table's; the
-    best place is the card if its disc differs enough and the ring's sides are alike; its
-    colour is the disc's, balanced on the ring
-    (which cancels the light's colour). No card or no colour seen: None (null in the
-    position: not known, which the rules read as no news of that card, never as a card
-    taken away), and ``read`` counts no confidence for it: no card is on the table before
-    the deal, and a card not seen misleads nobody, so it must not leave every observation
-    of a game in doubt (the referee announces no violation in an observation it doubts)."""
+    best place is the card if its disc differs enough and the ring's sides are alike (a
+    ring more than ``CARD_DARKER`` darker than the board's paper, ``paper_L`` in Lab L, is
+    no card stock: a checked cloth's light squares round a dark one); its colour is the
+    disc's, balanced on the ring (which cancels the light's colour). No card or no colour
+    seen: None (null in the position: not known, which the rules read as no news of that
+    card, never as a card taken away), and ``read`` counts no confidence for it: no card
+    is on the table before the deal, and a card not seen misleads nobody, so it must not
+    leave every observation of a game in doubt (the referee announces no violation in an
+    observation it doubts)."""
     out = {}
     s = CARD_MM_PX
     frame = np.full(image.shape[:2], 255, np.uint8)
@@ -388,7 +399,8 @@ def _cards(image: np.ndarray, H_table: np.ndarray) -> dict[str, tuple[str | None
         with np.errstate(invalid="ignore"):
             score = contrast - 2.0 * (side_hi - side_lo) + 0.5 * (side_lo - table_L)
         score[(disc[..., 0] > rim[..., 0] - 10.0) | (disc_cover < MIN_SEEN)
-              | (n_usable < 2)] = -np.inf  # every disc is darker than card
+              | (n_usable < 2) | (rim[..., 0] < paper_L - CARD_DARKER)
+              ] = -np.inf  # every disc is darker than card, which is about as light as paper
         cy, cx = divmod(int(np.argmax(score)), w)
         if not np.isfinite(score[cy, cx]) or contrast[cy, cx] < 25.0 or (
                 side_hi[cy, cx] - side_lo[cy, cx]) > 40.0:
@@ -424,6 +436,25 @@ def upright(crop: np.ndarray, turns: int) -> np.ndarray:
     upright (``rules.cubes_position.reading_turns`` of the seat it was laid to be read
     from), turned back so that its digit stands upright."""
     return np.ascontiguousarray(np.rot90(crop, -turns))
+
+
+def _owner_turns(calibration, model, crops: list[np.ndarray], predictions: list,
+                 unseen: list[int], turns: dict[str, int]) -> None:
+    """Reads again, turned by their owner's seat (``turns``: the colours' letters ->
+    ``reading_turns``), the stones ``unseen`` (indices into ``crops`` and ``predictions``:
+    crops read as cut, no colour having been seen on them) that the model read as a
+    player's colour; where the model reads that colour again, the turned crop and its
+    reading replace the first ones (one run for all). A 4 read as a 2 on a stone laid for
+    the east seat and seen without its colour (dev 169) then reads 4."""
+    again = [(k, turns[LETTERS[predictions[k]["kind"].label]]) for k in unseen
+             if turns.get(LETTERS.get(predictions[k]["kind"].label, ""), 0)]
+    if not again:
+        return
+    turned = [upright(crops[k], t) for k, t in again]
+    for (k, _), crop, p in zip(again, turned, predict(calibration, "stone", model, turned, 5),
+                               strict=True):
+        if p["kind"].label == predictions[k]["kind"].label:
+            crops[k], predictions[k] = crop, p
 
 
 def _best_turns(calibration, model, crops: list[np.ndarray], predictions: list) -> None:
@@ -539,7 +570,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     H0, H6, H_table = planes(image, fix, geom, calibration)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     fields = _fields(image, grey, H0, H6)
-    cards = _cards(image, H_table)
+    cards = _cards(image, H_table, fields["paper_L"])
     grid = [["."] * 10 for _ in range(10)]
     colours = {c for c in fields["colour"] if c is not None}
     reading = Reading({"grid": grid, "players": _players(cards, colours, calibration)})
@@ -559,11 +590,14 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         seats = {LETTERS[p["colour"]]: p["seat"] for p in reading.position["players"]}
         crops = [stone_crop(image, H6, geom.cells[i][1], geom.cells[i][2])
                  for i in stones + doubted]
+        turns = {letter: reading_turns(seat) for letter, seat in seats.items()}
+        unseen = [k for k, i in enumerate(stones) if fields["colour"][i] is None]
         for k, i in enumerate(stones):
             colour = fields["colour"][i]
-            if colour is not None and LETTERS[colour] in seats:
-                crops[k] = upright(crops[k], reading_turns(seats[LETTERS[colour]]))
+            if colour is not None and LETTERS[colour] in turns:
+                crops[k] = upright(crops[k], turns[LETTERS[colour]])
         predictions = predict(calibration, "stone", model, crops, 5)
+        _owner_turns(calibration, model, crops, predictions, unseen, turns)
         _best_turns(calibration, model, crops[:len(stones)], predictions)
         _one_of_each(predictions, len(stones), model.heads["digit"])
     second = {i: _white_or_empty(predictions[len(stones) + k]["kind"], float(white[i]))

@@ -269,6 +269,24 @@ def test_stones_laid_for_each_seat_are_read_upright():
     assert _stones_right(reading, position["grid"]) == 20
 
 
+def test_stones_whose_colour_is_not_seen_are_read_turned_by_their_owner(monkeypatch):
+    # the classical look sees no colour on any stone: the model's colour names the owner,
+    # whose seat the crop is turned for (13 of 20 right when read as cut: dev 169's
+    # orange 4 seen without its colour read 2)
+    _needs_model()
+    image, truth, position = _four_players_stones()
+    fields = read_cubes._fields
+
+    def colourless(*args):
+        out = fields(*args)
+        out["colour"] = [None] * 100
+        return out
+
+    monkeypatch.setattr(read_cubes, "_fields", colourless)
+    reading = read_cubes.read(image, truth_fix(truth), GEOM, {"players": position["players"]})
+    assert _stones_right(reading, position["grid"]) == 20
+
+
 def test_stones_not_laid_for_their_owner_are_tried_at_the_other_turns(monkeypatch):
     # the table's seating a quarter turn off what the stones were laid for: where the
     # owner's turn leaves the digit in doubt the other turns are read, and some are sure
@@ -283,6 +301,14 @@ def test_stones_not_laid_for_their_owner_are_tried_at_the_other_turns(monkeypatc
     only_owners = _stones_right(read_cubes.read(image, truth_fix(truth), GEOM, off),
                                 position["grid"])
     assert right > only_owners
+
+
+def test_a_checked_cloth_shows_no_dependency_card():
+    # dev 140, two players: a dark square of a blue-checked cloth amid light ones looked
+    # like a blue card at the east and west seats (read as four players); a card's ring is
+    # card stock, about as light as the board's paper (CARD_DARKER)
+    reading, position = _read(140, "any")
+    assert reading.position["players"] == position["players"]
 
 
 def test_no_dependency_cards_on_the_table_leave_no_doubt():
