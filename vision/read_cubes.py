@@ -21,8 +21,8 @@ once (array operations, no per-field loop):
   enters multiplied by the slant (``shift / 6 mm``), so that overhead views lean on the
   outline (the darkest strip per side, ``OUTLINE_MM``) and slanted ones on the side faces
   and lines. Where it doubts (``DOUBT``), the stone model's white or empty is added to it
-  (``_white_or_empty``). The probability is the token's confidence, the other token its
-  alternative;
+  (``_white_or_empty``; from above leaning towards empty, ``FROM_ABOVE``). The
+  probability is the token's confidence, the other token its alternative;
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
   kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``, rectified
@@ -103,11 +103,19 @@ UNSEEN_COLOUR = 0.8  # most confidence in a stone whose colour only the model sa
 #: true corners (any 100..199, oblique and overhead 100..129; 15,227 colourless fields):
 #: the classical test alone wrong on 30 fields (3 at 0.9 or more); with the model
 #: deciding where it was sure (0.9) in 0.1..0.98 (before) 16 (5 at 0.9 or more: the model
-#: sure of white on empty white paper); together as now 17 (1), right but in doubt 30 -> 36
+#: sure of white on empty white paper); together as then 17 (1), right but in doubt 30 -> 36.
+#: From above (no side faces looked at: the shift under SLANTED_MM) the model calls white
+#: empty fields amid white stones, and the classical test there leans on the outline,
+#: which its neighbours' outlines mimic: FROM_ABOVE is added to the log odds (towards
+#: empty). Dev renders any 100..199 / 200..299, true corners and corners moved 1.2 px (sd),
+#: 18,961 / 19,100 colourless fields: wrong 23 / 20 at MODEL_WEIGHT 0.7 without it, 12 /
+#: 10 now (from above 19 / 18 -> 8 / 7; wrong at 0.9 or more 9 / 6 -> 4 / 6)
 DOUBT = (0.03, 0.98)
 SEEN = 0.5
-MODEL_WEIGHT = 0.7
+MODEL_WEIGHT = 1.0
+FROM_ABOVE = -2.5
 SECOND_CAP = 0.97
+SLANTED_MM = 2.5  # a shift (mm) from which the side faces are looked at
 #: a digit read on the owner's turn less likely than DIGIT_DOUBT: the other quarter turns
 #: are read too, and one whose digit is at least DIGIT_SURE is taken (a stone not laid
 #: for its owner); a turned 3 can read as a likely 5, so a likelier turn alone is not enough
@@ -211,7 +219,7 @@ def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.
     ref = max(float(np.percentile(L0[:, ::4, ::4], 75)), 1.0)
     core = r_sq <= 8.0
     none = np.zeros_like(core)
-    slanted = np.hypot(sx, sy) >= 2.5  # side faces: the top swept towards the camera
+    slanted = np.hypot(sx, sy) >= SLANTED_MM  # side faces: the top swept towards the camera
     side = _swept(x, y, 11.0, -sx, -sy) & (r_sq >= 13.0) if slanted else none
     top, inner, sides = _means(L6, core, (r_sq >= 7.0) & (r_sq <= 9.0), side).T
     # the outline: per side of the top, the darkest strip 9..13.5 mm out (a stone lies up
@@ -276,7 +284,7 @@ def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float]) -> np
 def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray) -> dict:
     """Per field (row-major): ``colour`` (None: none) and its ``confidence``, ``active``
     (the disc is light), ``measures`` and ``white`` (the occupancy model's probability);
-    ``paper_L``: the board's paper (the fields' median look) in Lab L.
+    ``paper_L``: the board's paper (the fields' median look) in Lab L; ``shift`` (``_shift``).
     ``grey``: the image in grey levels (the board plane is only looked at in grey)."""
     top = _view(image, H6)
     top_bgr = _blocks(top)
@@ -307,7 +315,7 @@ def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray)
                     0.5 + (votes[:, 0] - DARK_SHARE / 2) / 0.3)
     return {"colour": colours, "confidence": np.clip(conf, 0.5, 1.0),
             "active": _means(L6, disc)[:, 0] > 0.5 * paper_L, "dark": votes[:, 0],
-            "paper_L": float(paper_lab[0, 0, 0]),
+            "paper_L": float(paper_lab[0, 0, 0]), "shift": shift,
             "measures": measures, "white": white_probability(measures, shift)}
 
 
@@ -548,19 +556,20 @@ def planes(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict |
             correct @ pose.plane_homography(-geom.thickness))
 
 
-def _white_or_empty(kind, white: float) -> float | None:
+def _white_or_empty(kind, white: float, from_above: bool) -> float | None:
     """The probability of a white stone on a field without a colour, from the classical
     test's (``white``) and the stone model's kind head together: their log odds added, the
-    model's (white against empty) weighed by ``MODEL_WEIGHT``, capped at ``SECOND_CAP``
-    either way; None where the model sees neither white nor empty (``SEEN``: the
-    classical test stands)."""
+    model's (white against empty) weighed by ``MODEL_WEIGHT``, and ``FROM_ABOVE`` where
+    the camera looks ``from_above``, capped at ``SECOND_CAP`` either way; None where the
+    model sees neither white nor empty (``SEEN``: the classical test stands)."""
     top = dict(kind.top)
     w, e = top.get("white", 0.0), top.get("empty", 0.0)
     if w + e < SEEN:
         return None
     p_model = float(np.clip(w / (w + e), 1e-4, 1 - 1e-4))
     p_test = float(np.clip(white, 1e-6, 1 - 1e-6))
-    z = np.log(p_test / (1 - p_test)) + MODEL_WEIGHT * np.log(p_model / (1 - p_model))
+    z = np.log(p_test / (1 - p_test)) + MODEL_WEIGHT * np.log(p_model / (1 - p_model)) + (
+        FROM_ABOVE if from_above else 0.0)
     return float(np.clip(1 / (1 + np.exp(-z)), 1 - SECOND_CAP, SECOND_CAP))
 
 
@@ -600,7 +609,9 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         _owner_turns(calibration, model, crops, predictions, unseen, turns)
         _best_turns(calibration, model, crops[:len(stones)], predictions)
         _one_of_each(predictions, len(stones), model.heads["digit"])
-    second = {i: _white_or_empty(predictions[len(stones) + k]["kind"], float(white[i]))
+    from_above = float(np.hypot(*fields["shift"])) < SLANTED_MM
+    second = {i: _white_or_empty(predictions[len(stones) + k]["kind"], float(white[i]),
+                                 from_above)
               for k, i in enumerate(doubted)}
     for i in plain:
         r, c = divmod(i, 10)

@@ -201,18 +201,22 @@ def _kind(**probabilities):
 
 
 def test_the_stone_model_and_the_classical_test_decide_a_doubted_field_together():
+    decide = read_cubes._white_or_empty
     # agreeing: surer than either, at SECOND_CAP at most
-    assert read_cubes._white_or_empty(_kind(white=0.995, empty=0.004), 0.8) == pytest.approx(
+    assert decide(_kind(white=0.995, empty=0.004), 0.8, False) == pytest.approx(
         read_cubes.SECOND_CAP)
-    assert read_cubes._white_or_empty(_kind(empty=0.98, white=0.01), 0.2) == pytest.approx(
+    assert decide(_kind(empty=0.98, white=0.01), 0.2, False) == pytest.approx(
         1 - read_cubes.SECOND_CAP)
     # a model sure of white on a field the test all but calls empty (white paper): in doubt
-    both = read_cubes._white_or_empty(_kind(white=0.95, empty=0.02), 0.04)
+    both = decide(_kind(white=0.95, empty=0.02), 0.04, False)
     assert 0.1 < both < 0.9
     # an unsure model moves the test's reading a little only
-    assert read_cubes._white_or_empty(_kind(white=0.6, empty=0.39), 0.3) == pytest.approx(
-        0.3, abs=0.1)
-    assert read_cubes._white_or_empty(_kind(blue=0.7, white=0.2, empty=0.1), 0.3) is None
+    assert decide(_kind(white=0.6, empty=0.39), 0.3, False) == pytest.approx(0.3, abs=0.1)
+    assert decide(_kind(blue=0.7, white=0.2, empty=0.1), 0.3, False) is None
+    # from above, where the model calls empty fields amid white stones white, a field
+    # both call white with little conviction reads empty
+    likely_white = _kind(white=0.9, empty=0.1)
+    assert decide(likely_white, 0.5, True) < 0.5 < decide(likely_white, 0.5, False)
 
 
 def test_doubted_white_or_empty_fields_are_read_right_and_surely_by_the_model_too():
