@@ -221,10 +221,10 @@ def test_the_stone_model_and_the_classical_test_decide_a_doubted_field_together(
 
 def test_doubted_white_or_empty_fields_are_read_right_and_surely_by_the_model_too():
     """Overhead, white on white paper: where the classical test doubts, the reading now
-    says what lies there at the model's confidence (dev seeds of the constants' study)."""
+    says what lies there at the model's confidence (dev seeds 100..105: 9 such fields)."""
     _needs_model()
     decided = 0
-    for seed in range(8_600_000, 8_600_006):
+    for seed in range(100, 106):
         reading, _ = _read(seed, "overhead")
         image, truth = _render(seed, "overhead")
         fields = read_cubes._fields(image, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
