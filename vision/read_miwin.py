@@ -254,6 +254,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     reach = float(np.linalg.norm(off))
     toward = off / reach if reach > 0 else np.zeros(2)
     stretch = DIE_MM * reach / max(float(camera[2]), DIE_MM) * PX_PER_MM
+    above = stretch < 2 * GAP_MM * PX_PER_MM  # from above: no side face's pips seen
     kernel = _top_kernel(side, toward, stretch)
     found: dict[str, Die | None] = dict.fromkeys(COLOURS)
     taken: list[np.ndarray] = []  # the tops found, view px
@@ -297,14 +298,14 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         # (no side face seen) the most of them, at a slant its side faces' pips count too
         if colour == "black":
             share = energy[y0:y1, x0:x1] / (TOP_ENERGY * energy[y, x])
-            fit = (fit + BLACK_CAP * PRESENT) * (share if stretch < 2 * GAP_MM * PX_PER_MM
-                                                 else np.minimum(share, 1))
+            fit = (fit + BLACK_CAP * PRESENT) * (share if above else np.minimum(share, 1))
         yy, xx = np.mgrid[y0:y1, x0:x1]
         fit[np.hypot(yy - y, xx - x) > side / 2 + stretch] = -np.inf
         ty, tx = np.unravel_index(int(np.argmax(fit)), fit.shape)
         cx, cy = float(tx + x0), float(ty + y0)
         # the centroid of the pips inside that square, twice, if that moves the top only a
-        # little (light specks of the table round a die are no pips of it)
+        # little (light specks of the table round a die are no pips of it); for a blue or
+        # red die only from above: at a slant its side faces' pips pull it off
         h, start = side / 2 - 1, np.array([cx, cy])
         for _ in range(2):
             sy0, sx0 = max(int(round(cy - h)), 0), max(int(round(cx - h)), 0)
@@ -313,8 +314,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
                 break
             cx, cy = float(xs.mean() + sx0), float(ys.mean() + sy0)
         shift = np.array([cx, cy]) - start
-        cx, cy = start + shift * min(1.0, MAX_PIP_SHIFT_MM * PX_PER_MM / max(
-            float(np.linalg.norm(shift)), 1e-6))
+        limit = MAX_PIP_SHIFT_MM * PX_PER_MM if colour == "black" or above else 0.0
+        cx, cy = start + shift * min(1.0, limit / max(float(np.linalg.norm(shift)), 1e-6))
         u, v, w = to_mm @ np.array([cx, cy, 1.0])
         floor = FOUND_FLOOR[colour]
         conf = floor + (1 - floor) * float(np.clip((mean[y, x] - PRESENT) / PRESENT, 0.0, 1.0))
