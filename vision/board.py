@@ -852,10 +852,11 @@ def _shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry, size: tuple[in
     a darker line inside the edge shows as well as the edge itself, its frame line not).
     With ``stop`` also the measure that ends the search: on the tiles the lesser of that
     mean and the pattern's share (the mean alone, mostly above the share, ended it before
-    a better fit was tried). The measure fits are chosen by is taken down by up to
+    a better fit was tried). Off a strip both measures are taken down by up to
     ``RIGID_WEIGHT`` as the quad is off a rigid view of the board (``_misfit``, up to
     ``VIEW_MISFIT``): where stacks hide the far edge, a fit on their feet or faces shows
-    the pattern's visible part as well as the board does, but is no view of it."""
+    the pattern's visible part as well as the board does, but is no view of it (nor
+    ends the search: a tile's fit one field short showed 71 % and ended it)."""
     misfit = _misfit(corners, geom, size)
     s, lines = support(grey, corners, geom) if misfit <= VIEW_MISFIT else (0.0, 0.0)
     if geom.aspect >= STRIP_ASPECT:
@@ -865,7 +866,8 @@ def _shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry, size: tuple[in
     else:
         shown = ending = s
     if s > 0 and geom.aspect < STRIP_ASPECT:  # (a strip's ends are in doubt: not there)
-        shown *= 1 - RIGID_WEIGHT * misfit / VIEW_MISFIT
+        rigid = 1 - RIGID_WEIGHT * misfit / VIEW_MISFIT
+        shown, ending = shown * rigid, ending * rigid
     return (shown, ending) if stop else shown
 
 

@@ -52,18 +52,21 @@ def test_a_quad_off_a_rigid_view_shows_less_than_the_board():
     off = _off_rigid(rigid, 0.1)
     on_rigid = _shown(fit_grey(_synthetic(rigid, geom)), rigid, geom, SIZE, stop=True)
     on_off = _shown(fit_grey(_synthetic(off, geom)), off, geom, SIZE, stop=True)
-    assert on_rigid[0] > 0.9 and on_off[1] > 0.9  # the pattern shows in full on both
-    assert on_off[1] == pytest.approx(on_rigid[1], abs=0.05)  # the search's end alike
+    assert min(on_rigid) > 0.9  # the pattern shows in full, in a rigid view
     weight = 1 - RIGID_WEIGHT * _misfit(off, geom, SIZE) / VIEW_MISFIT
-    assert on_off[0] == pytest.approx(on_off[1] * weight, abs=0.05)
-    assert on_off[0] < on_rigid[0] - 0.1
+    assert weight < 0.8
+    # the choice and the search's end: the whole pattern, taken down by the misfit
+    assert on_off[0] == pytest.approx(on_rigid[0] * weight, abs=0.05)
+    assert on_off[1] == pytest.approx(on_rigid[1] * weight, abs=0.05)
 
 
 # dev renders (seeds 100..199, tuned on) missed before issue #6's session 7: the
 # prescore ranked views through three corners of a candidate on the stacks' printed
 # faces first (118, 198: _rebuilt's REBUILT_LARGE); stacks hiding the far edge, a fit
-# on their feet showed as well as the board (164: _shown's rigid view weighting)
-@pytest.mark.parametrize("game, seed", [("esoloe", 118), ("esoloe", 198), ("esoloe", 164)])
+# on their feet showed as well as the board (164: _shown's rigid view weighting); a fit
+# one field short ended the search (250: the search's end weighted too)
+@pytest.mark.parametrize("game, seed", [("esoloe", 118), ("esoloe", 198), ("esoloe", 164),
+                                        ("esoloe", 250)])
 def test_boards_behind_stacks_found(game, seed):
     image, want = _render(game, seed, "any")
     fix = find_board(image, geometry(game))
