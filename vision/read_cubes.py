@@ -19,7 +19,8 @@ once (array operations, no per-field loop):
   (darker than the top, on the camera's side of it), the lightness at the field's centre
   on the board plane, and the printed lines a stone's top would hide; each measure also
   enters multiplied by the slant (``shift / 6 mm``), so that overhead views lean on the
-  outline (the darkest strip per side, ``OUTLINE_MM``) and slanted ones on the side faces
+  outline (the square of a stone's outline placed where its dip is deepest,
+  ``OUTLINE_OFFSETS_MM``) and slanted ones on the side faces
   and lines. Where it doubts (``DOUBT``), the stone model's white or empty is added to it
   (``_white_or_empty``; from above leaning towards empty, ``FROM_ABOVE``). The
   probability is the token's confidence, the other token its alternative;
@@ -85,7 +86,10 @@ PX_PER_MM = 1.5  # of the rectified views of the fields
 FIELD_PX = int(FIELD_MM * PX_PER_MM)
 CROP_HALF_MM = 16.0  # the stone model's crop: 32 mm square (a stone is 24 mm)
 CROP_PX = 40  # the stone model's input size
-OUTLINE_MM = (9.0, 10.0, 11.0, 12.0, 12.5)  # inner edges of the outline strips
+#: where a stone's outline is sought: its top's square (8 mm half side) against the ring
+#: 11.5..13 mm out, centred this far off the field's centre each way (a stone lies up to
+#: 3 mm off it); the deepest dip counts
+OUTLINE_OFFSETS_MM = (-3.0, -1.5, 0.0, 1.5, 3.0)
 UNEVEN = 0.15  # spread of a top (board grey units) over a white stone's (0.13 at 99.9 %)
 EVEN = 0.1  # under this spread a top shows no colour (coloured stones: 0.14 and more)
 #: a top this uneven without a colour seen is read by the stone model too (a stone whose
@@ -125,14 +129,14 @@ DIGIT_FLOOR = 1e-4  # least probability of a digit in the joint reading (``_one_
 #: the occupancy model: weights of the six measures (``_measures``), then of the same six
 #: times the slant, then of the slant, then the bias; logit > 0: a white stone. Fitted by
 #: L2-regularised logistic regression (lambda 1, standardised measures) on the fields
-#: without a colour of 640 dev renders (seeds 200-399 oblique, 200-279 overhead, 300-459
-#: any, and without noise or blur 700-739 overhead, 740-779 oblique), each read twice: on
-#: the true corners and on corners moved by 1.2 px (sd), as a found board's are. Fitted on
-#: even seeds, the odd ones' white-or-empty were wrong in 39 of 19,989 fields on true
-#: corners (4 of them at 0.9 or more) and in 90 on the moved corners (23; overhead 47 of
-#: 5,735, where white on white paper shows little but its outline)
-OCCUPANCY = np.array([-11.18, 41.71, 51.91, -13.93, 7.643, -0.2475, -0.999, -17.91, -24.92,
-                      -14.76, -2.408, 16.76, 1.031, -10.17])
+#: without a colour of 200 dev renders (any camera, seeds 100..299; 37,990 fields, 8,817
+#: white), each read twice: on the true corners and on corners moved by 1.2 px (sd), as a
+#: found board's are (/tmp/h_cubes/collect.py, fit2.py; session 6's 640 renders had the
+#: outline's fixed strips). Fitted on 100..199 and tried on 200..299 and the other way
+#: round: wrong 19 and 28 (with the fixed strips, session 6's weights: 39 and 52); with
+#: the stone model where it doubts, 8 and 9 (10 and 12; at 0.9 or more 3 and 2, 6 and 4)
+OCCUPANCY = np.array([3.059, -35.15, 60.43, -14.36, -13.5, 10.19, -1.658, -0.4158, -12.24,
+                      -10.94, -2.246, 7.883, 0.389, -5.904])
 
 
 def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.ndarray]:
@@ -221,12 +225,16 @@ def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.
     none = np.zeros_like(core)
     slanted = np.hypot(sx, sy) >= SLANTED_MM  # side faces: the top swept towards the camera
     side = _swept(x, y, 11.0, -sx, -sy) & (r_sq >= 13.0) if slanted else none
-    top, inner, sides = _means(L6, core, (r_sq >= 7.0) & (r_sq <= 9.0), side).T
-    # the outline: per side of the top, the darkest strip 9..13.5 mm out (a stone lies up
-    # to 3 mm off its field's centre, the board's corners a pixel or two off theirs)
-    strips = [(p >= r) & (p < r + 1.0) & (np.abs(q) <= 7.0)
-              for p, q in ((y, x), (-y, x), (x, y), (-x, y)) for r in OUTLINE_MM]
-    outer = _means(L6, *strips).reshape(100, 4, len(OUTLINE_MM)).min(axis=2).mean(axis=1)
+    top, sides = _means(L6, core, side).T
+    # the outline: the top's square against the ring round it, placed where that dip is
+    # deepest (a stone lies up to 3 mm off its field's centre, and the board's corners a
+    # pixel or two off theirs); a fixed ring missed the far side of a stone 3 mm off
+    rings = []
+    for du, dv in itertools.product(OUTLINE_OFFSETS_MM, repeat=2):
+        r_off = np.maximum(np.abs(x - du), np.abs(y - dv))
+        rings += [r_off <= 8.0, (r_off >= 11.5) & (r_off <= 13.0)]
+    square_ring = _means(L6, *rings).reshape(100, -1, 2)
+    dip = (square_ring[..., 0] - square_ring[..., 1]).max(axis=1)
     spread = np.sqrt(np.maximum(_means(L6 * L6, core)[:, 0] - top * top, 0.0))
     line = (np.abs(r_sq - FIELD_MM / 2) <= 0.7) & (np.minimum(ax, ay) <= 11.0)
     hidden = line & _swept(x, y, 10.5, sx, sy, 0.3, 1.0) & (r_sq > 13.0)
@@ -234,7 +242,7 @@ def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.
     if hidden.sum() < 4 or seen.sum() < 4:
         hidden = seen = none
     centre, hidden_L, seen_L = _means(L0, r_sq <= 4.0, hidden, seen).T
-    return np.column_stack([top, spread, inner - outer, sides - top if slanted else 0 * top,
+    return np.column_stack([top, spread, dip, sides - top if slanted else 0 * top,
                             centre, hidden_L - seen_L]) / ref
 
 

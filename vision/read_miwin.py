@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from rules.miwin import BY_COLOUR
 from vision.board import BoardFix, Geometry
 from vision.classifier import Prediction, shared
 from vision.grid import BoardPose, board_pose, square_crop
@@ -390,3 +391,12 @@ def top_reading(die: Die, prediction: dict[str, Prediction] | None,
                                else centre < CENTRE_PIP[0]):
         conf = min(conf, CENTRE_DOUBT)
     return top, float(conf), [[n, round(p, 4)] for n, p in ranked[1:]]
+
+
+def dice_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
+              calibration: dict | None = None) -> list[tuple[int | None, float, list]]:
+    """Per die, its top's (top, confidence, alternatives): ``read_tops`` taken through
+    ``top_reading`` among the die's own faces, with its ``centre_pips`` cue."""
+    return [top_reading(d, pred, BY_COLOUR[d.colour].faces, centre)
+            for d, pred, centre in zip(dice, read_tops(image, H, dice, calibration),
+                                       centre_pips(image, H, dice), strict=True)]

@@ -25,7 +25,8 @@ the three Miwin dice before their holders.
   at their starts, so the tops read weigh the dice's distance from the board
   (``_holders``); the other reading is the alternative. A die not seen lies where the
   rules make likelier, at confidence 0.5 with the other readings. Tops by
-  ``models/pips.onnx``.
+  ``models/pips.onnx``; a top read against its centre pip (odd faces have one, even ones
+  none) is listed uncertain at 0.5 (``read_miwin.dice_tops``, as Tyr's).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import numpy as np
 from rules.miwin import BY_COLOUR
 from vision.board import BoardFix, Geometry
 from vision.grid import BoardPose, board_pose, square_crop
-from vision.read_miwin import COLOURS, DIE_MM, find_dice, pose_plane, read_tops, top_reading
+from vision.read_miwin import COLOURS, DIE_MM, dice_tops, find_dice, pose_plane
 from vision.reading import Reading
 
 PAWN_PLANES_MM = (6.0, 12.0, 21.5)  # the pawn's foot, body and head above the board
@@ -402,10 +403,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     reading = Reading({"pawns": pawns, "dice": dice})
     for i in range(2):
         reading.add(pconfs[i], f"pawns.{i}", 0.9, palts[i])
-    tops = dict(zip([d.colour for d in seen], [
-        top_reading(d, pred, BY_COLOUR[d.colour].faces)
-        for d, pred in zip(seen, read_tops(image, H, seen, calibration), strict=True)],
-        strict=True))
+    tops = dict(zip([d.colour for d in seen], dice_tops(image, H, seen, calibration),
+                    strict=True))
     holders = _holders(found, tops, pawns, geom)
     for colour in COLOURS:
         holder, conf, alts = holders[colour]

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.miwin import BY_COLOUR
 from vision.board import BoardFix, Geometry
-from vision.read_miwin import COLOURS, centre_pips, find_dice, plane, read_tops, top_reading
+from vision.read_miwin import COLOURS, dice_tops, find_dice, plane
 from vision.reading import Reading
 
 MARGIN_MM = 60.0
@@ -64,9 +63,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                     [[alt, round(1 - conf, 4)]] if alt is not None and conf < 0.9 else None)
         if cell is not None:
             on_board.append(die)
-    for die, pred, centre in zip(on_board, read_tops(image, H, on_board, calibration),
-                                 centre_pips(image, H, on_board), strict=True):
-        top, conf, alts = top_reading(die, pred, BY_COLOUR[die.colour].faces, centre)
+    for die, (top, conf, alts) in zip(on_board, dice_tops(image, H, on_board, calibration),
+                                      strict=True):
         dice[die.colour]["top"] = top
         reading.add(conf, f"dice.{die.colour}.top", 0.9, alts)
     return reading

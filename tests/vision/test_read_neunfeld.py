@@ -22,10 +22,17 @@ def _read_oblique(seed: int):
 
 
 def _read(seed: int, camera: str):
+    from vision.measure import elements
+
+    reading, position = _reading(seed, camera)
+    return elements("neunfeld", reading.position), elements("neunfeld", position)
+
+
+def _reading(seed: int, camera: str):
     import importlib
 
     from vision.board import geometry
-    from vision.measure import elements, truth_fix
+    from vision.measure import truth_fix
     from vision.render.frame import RenderOptions, render_scene
     from vision.render.positions import random_position
 
@@ -33,8 +40,7 @@ def _read(seed: int, camera: str):
     image, truth = render_scene("neunfeld", position, seed,
                                 options=RenderOptions(camera_mode=camera))
     reader = importlib.import_module("vision.read_neunfeld")
-    reading = reader.read(image, truth_fix(truth), geometry("neunfeld"), None)
-    return elements("neunfeld", reading.position), elements("neunfeld", position)
+    return reader.read(image, truth_fix(truth), geometry("neunfeld"), None), position
 
 
 @pytest.mark.parametrize("seed", [101, 105])
@@ -228,3 +234,14 @@ def test_a_die_not_seen_shows_any_of_its_faces_at_a_sixth_each():
     assert [top, *(a[0] for a in alts)] == list(BY_COLOUR["red"].faces)
     assert conf == pytest.approx(1 / 6, abs=1e-4) and all(
         p == pytest.approx(1 / 6, abs=1e-4) for _, p in alts)
+
+
+@pytest.mark.parametrize("seed", [250, 281])
+def test_a_top_read_against_its_centre_pip_is_in_doubt(seed):
+    # any camera, 40..49 degrees: the black die's 7 (250) and 3 (281) are read 6 by
+    # models/pips.onnx, sure; their centre shows a pip (read_miwin.centre_pips), which no
+    # even face has, so the top is listed uncertain, the true face among its alternatives
+    reading, position = _reading(seed, "any")
+    entry = next(u for u in reading.uncertain if u["path"] == "dice.black.top")
+    assert entry["confidence"] <= 0.5
+    assert position["dice"]["black"]["top"] in [a[0] for a in entry["alternatives"]]
