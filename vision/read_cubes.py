@@ -103,7 +103,7 @@ UNSEEN_COLOUR = 0.8  # most confidence in a stone whose colour only the model sa
 #: a field without a colour whose white-or-empty probability lies in [DOUBT) is read by the
 #: stone model too; where the model sees white or empty (their probabilities summing to
 #: SEEN at least), the two are taken together (``_white_or_empty``: the log odds added,
-#: the model's weighed by MODEL_WEIGHT, at SECOND_CAP at most either way). Dev renders,
+#: the model's weighed by MODEL_WEIGHT, at SECOND_CAP at most either way). Session 6, dev renders,
 #: true corners (any 100..199, oblique and overhead 100..129; 15,227 colourless fields):
 #: the classical test alone wrong on 30 fields (3 at 0.9 or more); with the model
 #: deciding where it was sure (0.9) in 0.1..0.98 (before) 16 (5 at 0.9 or more: the model
@@ -112,8 +112,9 @@ UNSEEN_COLOUR = 0.8  # most confidence in a stone whose colour only the model sa
 #: empty fields amid white stones, and the classical test there leans on the outline,
 #: which its neighbours' outlines mimic: FROM_ABOVE is added to the log odds (towards
 #: empty). Dev renders any 100..199 / 200..299, true corners and corners moved 1.2 px (sd),
-#: 18,961 / 19,100 colourless fields: wrong 23 / 20 at MODEL_WEIGHT 0.7 without it, 12 /
-#: 10 now (from above 19 / 18 -> 8 / 7; wrong at 0.9 or more 9 / 6 -> 4 / 6)
+#: 18,961 / 19,100 colourless fields, session 6's OCCUPANCY: wrong 23 / 20 at MODEL_WEIGHT
+#: 0.7 without it, 12 / 10 with it (from above 19 / 18 -> 8 / 7; wrong at 0.9 or more 9 /
+#: 6 -> 4 / 6); with OCCUPANCY as now (fitted on the other half) 25 -> 17 in all
 DOUBT = (0.03, 0.98)
 SEEN = 0.5
 MODEL_WEIGHT = 1.0
