@@ -99,6 +99,13 @@ UP_FLOOR = 0.04  # the up face, the surest of several cuts, is discounted: its p
 #   any camera, true corners, esoloe and tic-tac-toe stacks read at their height, the surest
 #   cut's reading was right 21 of 23 times at 0.90..0.93, 26 of 27 at 0.93..0.95, 521 of
 #   523 above; 0.07, i.e. 0.95, left 123 up faces null where this leaves 87)
+DISPUTED = 0.01  # a top cube's faces are not read where the stack's levels, seen, give the
+#   height the symbol probes chose less than this (``_probe_heights``), and its box hides
+#   other faces as tall as the levels say: on a board found some px off the planes above
+#   it are more off, and the probes' surest symbol was a side face's or the table's, read
+#   as the up face at 0.98. Dev renders 100..299, esoloe, the true corners with two moved
+#   10..20 px: faces given wrong 50 -> 44 (0.05: the same, with 3 more up faces left null
+#   on the true corners); true corners 2 -> 2, up faces null 49 -> 50
 HIDDEN_CONFIDENCE = 0.5  # occupancy of a field another stack hides from the camera
 HIDDEN_SURE = 0.85  # ... at most, where only its top face is seen (``_behind``)
 TABLE_SHARE = 0.85  # ... or where this share of it shows the table (the line of sight past
@@ -476,9 +483,16 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                                   frame.dist, prior=prior)
     firsts: dict[int, tuple] = {}  # the top face found on the first level's plane
+    disputed: dict[int, int] = {}  # fields whose top cube's faces are not read
+    #   (``DISPUTED``): the height their levels give
     if stacking and symbols:
+        levels = heights
         heights = _probe_heights(image, frame, H, geom, out, heights, calibration, model,
                                  firsts)
+        disputed = {id(out[i]): a.cubes for i, (a, b) in enumerate(zip(levels, heights,
+                                                                        strict=True))
+                    if a is not None and not a.unseen
+                    and a.probabilities[b.cubes - 1] < DISPUTED}
     found = []  # per occupied field: where its top face may be
     for i, (field, (_, u, v, half), height) in enumerate(zip(out, geom.cells, heights,
                                                              strict=True)):
@@ -507,7 +521,8 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         field["cubes"][-1].update(player=player, player_confidence=pconf)
         stacks.append((field, f["u"], f["v"], tu, tv, yaw, n))
     boxes = [(u - CUBE_MM / 2, u + CUBE_MM / 2, v - CUBE_MM / 2, v + CUBE_MM / 2, 0.0,
-              n * CUBE_MM) for _, u, v, _, _, _, n in stacks]
+              max(n, disputed.get(id(field), 0)) * CUBE_MM)  # the levels' cubes may hide
+             for field, u, v, _, _, _, n in stacks]
     crops, seen = [], []  # seen: (field, level, direction, crop top, pixels across)
     for s, (field, u, v, tu, tv, yaw, n) in enumerate(stacks):
         others = boxes[:s] + boxes[s + 1:]
@@ -526,7 +541,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     colour: dict[tuple[int, int], float] = {}  # log-odds of green stain from the cube head
     readings = predict(calibration, "symbol", model, crops, 4)
     for (field, level, d, up, across), crop, pred in zip(seen, crops, readings, strict=True):
-        if symbols:
+        if symbols and not (id(field) in disputed and level == field["height"] - 1):
             if d == "up":
                 field["up"], field["up_crop"] = pred["symbol"], crop
             labels = _tempered(pred["symbol"], _floor(d, across))
