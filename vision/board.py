@@ -962,7 +962,7 @@ def _cell_samples(image: np.ndarray, corners: np.ndarray, geom: Geometry,
 
 
 @lru_cache(maxsize=1)
-def _three_and_c_blue() -> list[int]:
+def three_and_c_blue() -> list[int]:
     """3andC's blue fields (cell indices), from the board file the rules read (once)."""
     from rules.esoloe import load_board
 
@@ -976,7 +976,7 @@ def mark_turn(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
     NW-SE diagonal, not the NE-SW one); Cubes: the shaded fields, those whose row plus
     column is odd."""
     if geom.game == "esoloe-3andc":
-        blue = _three_and_c_blue()
+        blue = three_and_c_blue()
         hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
         s = _cell_samples(hsv, corners, geom, 0.95, 9)
         blueness = 100 * np.mean((s[..., 0] >= 95) & (s[..., 0] <= 135) & (s[..., 1] > 50),

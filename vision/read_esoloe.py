@@ -42,7 +42,7 @@ import numpy as np
 
 from rules.cube import BLANK
 from vision import cube_geometry as cg
-from vision.board import BoardFix, Geometry, _three_and_c_blue, homography, material_score
+from vision.board import BoardFix, Geometry, homography, material_score, three_and_c_blue
 from vision.classifier import shared
 from vision.grid import board_pose, rectify, square_crop
 from vision.observe import predict
@@ -467,7 +467,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     reference, glaze = _margin_reference(image, H, geom)
     reference, glaze_a = max(reference, 1.0), float(glaze[1])
     out = []
-    blue_fields = set(_three_and_c_blue()) if geom.game == "esoloe-3andc" else set()
+    blue_fields = set(three_and_c_blue()) if geom.game == "esoloe-3andc" else set()
     for i, (_, u, v, half) in enumerate(geom.cells):
         crop = square_crop(image, H, u, v, half * 0.6, 16)
         p = _occupied(crop, geom, reference, glaze, i in blue_fields)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.board import Geometry, _three_and_c_blue
+from vision.board import Geometry, three_and_c_blue
 from vision.cube_geometry import CUBE_MM
 from vision.grid import BoardPose
 
@@ -110,7 +110,7 @@ def blue_glaze(lab: np.ndarray, pose: BoardPose, geom: Geometry, hidden: np.ndar
         return None
     grid = np.linspace(-BLUE_SAMPLE, BLUE_SAMPLE, 9)
     pts = [(u + a, v + b, 0.0) for i, (_, u, v, _) in enumerate(geom.cells)
-           if i in _three_and_c_blue() and not occupied[i] for a in grid for b in grid]
+           if i in three_and_c_blue() and not occupied[i] for a in grid for b in grid]
     if not pts:
         return None
     return ColourModel.of(_samples(lab, project(pose, np.array(pts), dist), hidden))

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.board import _three_and_c_blue, geometry, material_score
+from vision.board import geometry, material_score, three_and_c_blue
 from vision.measure import truth_fix
 from vision.read_esoloe import _occupied, read_fields
 from vision.render.frame import RenderOptions, render_scene
@@ -23,7 +23,7 @@ def test_empty_blue_fields_in_a_coloured_light_read_empty(seed):
     image, truth = render_scene(game, random_position(game, seed), seed,
                                 options=RenderOptions(camera_mode="any"))
     fields = read_fields(image, truth_fix(truth), geometry(game))
-    assert not truth["position"]["cells"][8] and 8 in _three_and_c_blue()
+    assert not truth["position"]["cells"][8] and 8 in three_and_c_blue()
     assert [f["occupied"] for f in fields] == [bool(s) for s in truth["position"]["cells"]]
 
 
