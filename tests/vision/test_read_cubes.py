@@ -112,11 +112,8 @@ def test_with_the_stone_model_the_tokens_are_read():
     assert parses("cubes", reading.position)
 
 
-def test_a_stone_whose_colour_is_not_seen_is_not_sure(monkeypatch):
-    """When the classical look finds no colour on an uneven top, the model's colour is
-    taken at most at UNSEEN_COLOUR, with the empty field as an alternative."""
-    _needs_model()
-    image, truth = _render(101, "overhead")
+def _colour_unseen(monkeypatch):
+    """The classical look sees no colour on any field (the model's colour alone)."""
     fields = read_cubes._fields
 
     def colourless(*args):
@@ -125,6 +122,14 @@ def test_a_stone_whose_colour_is_not_seen_is_not_sure(monkeypatch):
         return out
 
     monkeypatch.setattr(read_cubes, "_fields", colourless)
+
+
+def test_a_stone_whose_colour_is_not_seen_is_not_sure(monkeypatch):
+    """When the classical look finds no colour on an uneven top, the model's colour is
+    taken at most at UNSEEN_COLOUR, with the empty field as an alternative."""
+    _needs_model()
+    image, truth = _render(101, "overhead")
+    _colour_unseen(monkeypatch)
     reading = read_cubes.read(image, truth_fix(truth), GEOM, None)
     uncertain = {u["path"]: u for u in reading.uncertain}
     grid = truth["position"]["grid"]
@@ -279,14 +284,7 @@ def test_stones_whose_colour_is_not_seen_are_read_turned_by_their_owner(monkeypa
     # orange 4 seen without its colour read 2)
     _needs_model()
     image, truth, position = _four_players_stones()
-    fields = read_cubes._fields
-
-    def colourless(*args):
-        out = fields(*args)
-        out["colour"] = [None] * 100
-        return out
-
-    monkeypatch.setattr(read_cubes, "_fields", colourless)
+    _colour_unseen(monkeypatch)
     reading = read_cubes.read(image, truth_fix(truth), GEOM, {"players": position["players"]})
     grid, have = position["grid"], reading.position["grid"]
     read = [(r, c) for r in range(10) for c in range(10)

@@ -27,14 +27,20 @@ def test_empty_blue_fields_in_a_coloured_light_read_empty(seed):
     assert [f["occupied"] for f in fields] == [bool(s) for s in truth["position"]["cells"]]
 
 
+def _white_glaze(level: int, game: str = "esoloe-3andc"):
+    """(``game``'s geometry, a white glaze crop of grey ``level``, its material reference,
+    its Lab colour): the board a field's crop is compared with."""
+    geom = geometry(game)
+    white = np.full((16, 16, 3), level, np.uint8)
+    reference = float(np.median(material_score(white, geom.material)))
+    return geom, white, reference, cv2.cvtColor(white, cv2.COLOR_BGR2Lab)[0, 0].astype(np.float64)
+
+
 def test_only_a_blue_field_takes_a_pale_blue_crop_for_glaze():
     """A pale blue crop (saturation 46 of 255, under the hue test's 50: blue glaze in a
     dim light) against a white glaze: a cube by the hue test; blue glaze on a field
     known to be blue."""
-    geom = geometry("esoloe-3andc")
-    white = np.full((16, 16, 3), 235, np.uint8)
-    reference = float(np.median(material_score(white, geom.material)))
-    glaze = cv2.cvtColor(white, cv2.COLOR_BGR2Lab)[0, 0].astype(np.float64)
+    geom, white, reference, glaze = _white_glaze(235)
     crop = np.zeros((16, 16, 3), np.uint8)
     crop[:] = (220, 180, 180)  # BGR
     assert _occupied(crop, geom, reference, glaze) > 0.8
@@ -46,10 +52,7 @@ def test_only_a_blue_field_takes_a_cyan_crop_for_glaze():
     """Cyan (hue 91: the blue glaze overexposed, bluer than the glaze only on Lab's a) is a
     cube by the hue test, blue glaze on a field known to be blue; a green cube's hue (40)
     is a cube on either."""
-    geom = geometry("esoloe-3andc")
-    white = np.full((16, 16, 3), 245, np.uint8)
-    reference = float(np.median(material_score(white, geom.material)))
-    glaze = cv2.cvtColor(white, cv2.COLOR_BGR2Lab)[0, 0].astype(np.float64)
+    geom, white, reference, glaze = _white_glaze(245)
     cyan = np.zeros((16, 16, 3), np.uint8)
     cyan[:] = (243, 235, 95)  # BGR
     green = np.zeros((16, 16, 3), np.uint8)
@@ -71,10 +74,7 @@ def test_a_natural_cube_with_a_blue_print_reads_occupied():
 
 
 def test_blue_is_glaze_only_on_a_blue_field():
-    geom = geometry("esoloe-tictactoe")
-    white = np.full((16, 16, 3), 235, np.uint8)
-    reference = float(np.median(material_score(white, geom.material)))
-    glaze = cv2.cvtColor(white, cv2.COLOR_BGR2Lab)[0, 0].astype(np.float64)
+    geom, _, reference, glaze = _white_glaze(235, "esoloe-tictactoe")
     ink = np.zeros((16, 16, 3), np.uint8)
     ink[:] = (150, 60, 40)  # BGR: a blue print filling the crop
     assert _occupied(ink, geom, reference, glaze) > 0.9
