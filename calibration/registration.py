@@ -2,9 +2,9 @@
 set-up (``tableref calibrate board``).
 
 - Automatic: ``vision.board.find_board`` on the first frames of the still, empty board;
-  on a board whose painted lines alone mark its top (``LINE_FIT``: the tic-tac-toe tile)
-  each frame's corners are then checked against those lines (``on_lines``: a side fitted
-  on a line inside the edge is moved out to where the whole pattern lies on them); the
+  on a ceramic tile with painted lines (``LINE_FIT``: e-SOLO-e's strip, tic-tac-toe,
+  3andC) each frame's corners are then checked against those lines (``on_lines``: a side
+  fitted on a line inside the edge is moved out to where the whole pattern lies on them); the
   registration is the mean of the largest group of frames whose corners all agree
   (within ``AGREE_PX`` of one of them), so a bad frame does not move it. It is refused
   (``RegistrationError``, saying why) rather than stored where the board was seen in too
@@ -57,11 +57,13 @@ AGREE_SHARE = 0.5  # ... and this share of the frames the board was found in
 REFUSE_MM = 1.0  # an automatic registration whose fit report is off by more is refused
 FRAMES = 5  # frames the automatic registration averages
 NAMING_MARGIN_DEG = 10.0  # a camera rule's naming this near its ambiguity is to be checked
-#: boards whose top shows no dark mark but the edge model's painted lines (the frame line
-#: and the fields' outlines), which ``on_lines`` checks the found corners against; not
-#: e-SOLO-e's strip (its maker's mark in the south margin draws the south side onto it:
-#: overhead seed 103 1.9 -> 6..9 mm) nor 3andC's tile (black dots in its fields; not measured)
-LINE_FIT = frozenset({"esoloe-tictactoe"})
+#: ceramic tiles whose edge model's painted lines (the frame line and the fields' outlines)
+#: ``on_lines`` checks the found corners against (3andC's black dots in its fields did not
+#: draw a side onto them on the dev renders: docs/calibration.md, Session 7)
+LINE_FIT = frozenset({"esoloe", "esoloe-tictactoe", "esoloe-3andc"})
+#: sides (0 north .. 3 west) ``on_lines`` may move, where not all four: e-SOLO-e's maker's
+#: mark in the south margin draws its south side onto it
+LINE_SIDES = {"esoloe": (0, 1, 3)}
 LINE_KERNEL_MM = 5.0  # painted lines (and two fields' outlines run together) narrower
 LINE_BLUR_MM = 0.5  # the lines' map smoothed so, that it rises towards them
 SIDE_SCAN_MM = (-4.0, 16.0, 0.25)  # each side tried this far in (-) and out (+), in steps
@@ -69,6 +71,15 @@ SIDE_GAIN = 0.02  # a side moves where the lines show this much (relative) bette
 SIDE_MOVES = 4  # sides moved one at a time, the one the lines gain most by first
 JOINT_STEPS_MM = (1.0, 0.5, 0.25, 0.1)  # then each corner moved so, while the lines gain
 OUTWARD = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]])  # north east south west
+#: on these tiles a side moved out further than ``OUT_CHECKED_MM`` is kept only where its
+#: margin (``MARGIN_MM`` inside its moved edge) is at least ``GLAZE_SHARE`` as light as the
+#: board's median grey: e-SOLO-e's strip, where a dark band (shadow) just outside the tile
+#: otherwise passes for its frame line (overhead seed 103 1.9 -> 8 mm). Not tic-tac-toe,
+#: whose right moves out show margins as dark (0.82 of its median: held out oblique 314)
+GLAZE_CHECKED = frozenset({"esoloe"})
+OUT_CHECKED_MM = 2.0
+MARGIN_MM = (0.5, 1.5, 2.5)
+GLAZE_SHARE = 0.9
 
 
 class RegistrationError(ValueError):
@@ -105,13 +116,28 @@ def _line_map(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndar
     return cv2.GaussianBlur(lines.astype(np.float32), (0, 0), max(LINE_BLUR_MM * ppm, 0.3))
 
 
+def _sampled(image: np.ndarray, H: np.ndarray, mm: np.ndarray) -> np.ndarray:
+    """``image`` (one channel) at the board points ``mm`` seen through ``H``."""
+    px = _project(H, mm).astype(np.float32)
+    return cv2.remap(image, px[None, :, 0], px[None, :, 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT)[0]
+
+
 def _lines_shown(lines: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
     """The line map's mean at the painted lines' points (``edge_model``) where
     ``corners`` put them."""
     model = edge_model(geom)
-    px = _project(homography(corners, geom), model.points[model.line]).astype(np.float32)
-    return float(cv2.remap(lines, px[None, :, 0], px[None, :, 1], cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_CONSTANT).mean())
+    return float(_sampled(lines, homography(corners, geom), model.points[model.line]).mean())
+
+
+def _glazed(grey: np.ndarray, H: np.ndarray, mm: np.ndarray, side: int,
+            board: float) -> bool:
+    """Whether the margin inside ``side`` of the board at ``mm`` (its corners on the
+    board plane of ``H``) is at least ``GLAZE_SHARE`` of ``board``'s grey."""
+    a, b = mm[side], mm[(side + 1) % 4]
+    t = np.linspace(0.05, 0.95, 40)[:, None]
+    strip = np.concatenate([a + t * (b - a) - m * OUTWARD[side] for m in MARGIN_MM])
+    return float(_sampled(grey, H, strip).mean()) >= GLAZE_SHARE * board
 
 
 def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -120,7 +146,10 @@ def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
     whose move shows the lines best (``_lines_shown``) moved if they show ``SIDE_GAIN``
     better, one side at a time, up to ``SIDE_MOVES`` (with one side off, another moved
     the other way shows them a little better too); where a side moved, then every corner
-    moved by ``JOINT_STEPS_MM`` on the board plane while the lines gain.
+    moved by ``JOINT_STEPS_MM`` on the board plane while the lines gain. Only the sides
+    ``LINE_SIDES`` names are tried, and on a ``GLAZE_CHECKED`` tile a side moved out over
+    ``OUT_CHECKED_MM`` only where its margin shows the glaze (``_glazed``, against the
+    board's median grey).
 
     Why: on the empty board at set-up every field's outline shows, and the finder, made
     for boards with pieces, does not count them (``vision.board.support`` checks the
@@ -131,16 +160,24 @@ def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
     is then off by up to that much, which the lines' map shows."""
     corners = np.asarray(corners, np.float64)
     lines = _line_map(image, corners, geom)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    u, v = np.meshgrid(np.linspace(-0.45, 0.45, 19) * geom.width,
+                       np.linspace(-0.45, 0.45, 9) * geom.depth)
+    inside = np.column_stack([u.ravel(), v.ravel()])
     lo, hi, step = SIDE_SCAN_MM
     moved = False
     for _ in range(SIDE_MOVES):
         base = _lines_shown(lines, corners, geom)
         H = homography(corners, geom)
+        board = float(np.median(_sampled(grey, H, inside)))
         tried = []
-        for side in range(4):
+        for side in LINE_SIDES.get(geom.game, range(4)):
             for d in np.arange(lo, hi + step / 2, step):
                 mm = geom.corners_mm()
                 mm[[side, (side + 1) % 4]] += d * OUTWARD[side]
+                if (geom.game in GLAZE_CHECKED and d > OUT_CHECKED_MM
+                        and not _glazed(grey, H, mm, side, board)):
+                    continue
                 c = _project(H, mm)
                 tried.append((_lines_shown(lines, c, geom), abs(d) > 1e-9, c))
         shown, off, c = max(tried, key=lambda t: t[0])
