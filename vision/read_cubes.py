@@ -19,11 +19,10 @@ once (array operations, no per-field loop):
   (darker than the top, on the camera's side of it), the lightness at the field's centre
   on the board plane, and the printed lines a stone's top would hide; each measure also
   enters multiplied by the slant (``shift / 6 mm``), so that overhead views lean on the
-  outline (the square of a stone's outline placed where its dip is deepest,
-  ``OUTLINE_OFFSETS_MM``) and slanted ones on the side faces
+  outline (the darkest strip per side, ``OUTLINE_MM``) and slanted ones on the side faces
   and lines. Where it doubts (``DOUBT``), the stone model's white or empty is added to it
-  (``_white_or_empty``; from above leaning towards empty, ``FROM_ABOVE``). The
-  probability is the token's confidence, the other token its alternative;
+  (``_white_or_empty``). The probability is the token's confidence, the other token its
+  alternative;
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
   kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``, rectified
@@ -86,10 +85,7 @@ PX_PER_MM = 1.5  # of the rectified views of the fields
 FIELD_PX = int(FIELD_MM * PX_PER_MM)
 CROP_HALF_MM = 16.0  # the stone model's crop: 32 mm square (a stone is 24 mm)
 CROP_PX = 40  # the stone model's input size
-#: where a stone's outline is sought: its top's square (8 mm half side) against the ring
-#: 11.5..13 mm out, centred this far off the field's centre each way (a stone lies up to
-#: 3 mm off it); the deepest dip counts
-OUTLINE_OFFSETS_MM = (-3.0, -1.5, 0.0, 1.5, 3.0)
+OUTLINE_MM = (9.0, 10.0, 11.0, 12.0, 12.5)  # inner edges of the outline strips
 UNEVEN = 0.15  # spread of a top (board grey units) over a white stone's (0.13 at 99.9 %)
 EVEN = 0.1  # under this spread a top shows no colour (coloured stones: 0.14 and more)
 #: a top this uneven without a colour seen is read by the stone model too (a stone whose
@@ -103,24 +99,15 @@ UNSEEN_COLOUR = 0.8  # most confidence in a stone whose colour only the model sa
 #: a field without a colour whose white-or-empty probability lies in [DOUBT) is read by the
 #: stone model too; where the model sees white or empty (their probabilities summing to
 #: SEEN at least), the two are taken together (``_white_or_empty``: the log odds added,
-#: the model's weighed by MODEL_WEIGHT, at SECOND_CAP at most either way). Session 6, dev renders,
+#: the model's weighed by MODEL_WEIGHT, at SECOND_CAP at most either way). Dev renders,
 #: true corners (any 100..199, oblique and overhead 100..129; 15,227 colourless fields):
 #: the classical test alone wrong on 30 fields (3 at 0.9 or more); with the model
 #: deciding where it was sure (0.9) in 0.1..0.98 (before) 16 (5 at 0.9 or more: the model
-#: sure of white on empty white paper); together as then 17 (1), right but in doubt 30 -> 36.
-#: From above (no side faces looked at: the shift under SLANTED_MM) the model calls white
-#: empty fields amid white stones, and the classical test there leans on the outline,
-#: which its neighbours' outlines mimic: FROM_ABOVE is added to the log odds (towards
-#: empty). Dev renders any 100..199 / 200..299, true corners and corners moved 1.2 px (sd),
-#: 18,961 / 19,100 colourless fields, session 6's OCCUPANCY: wrong 23 / 20 at MODEL_WEIGHT
-#: 0.7 without it, 12 / 10 with it (from above 19 / 18 -> 8 / 7; wrong at 0.9 or more 9 /
-#: 6 -> 4 / 6); with OCCUPANCY as now (fitted on the other half) 25 -> 17 in all
+#: sure of white on empty white paper); together as now 17 (1), right but in doubt 30 -> 36
 DOUBT = (0.03, 0.98)
 SEEN = 0.5
-MODEL_WEIGHT = 1.0
-FROM_ABOVE = -2.5
+MODEL_WEIGHT = 0.7
 SECOND_CAP = 0.97
-SLANTED_MM = 2.5  # a shift (mm) from which the side faces are looked at
 #: a digit read on the owner's turn less likely than DIGIT_DOUBT: the other quarter turns
 #: are read too, and one whose digit is at least DIGIT_SURE is taken (a stone not laid
 #: for its owner); a turned 3 can read as a likely 5, so a likelier turn alone is not enough
@@ -130,14 +117,14 @@ DIGIT_FLOOR = 1e-4  # least probability of a digit in the joint reading (``_one_
 #: the occupancy model: weights of the six measures (``_measures``), then of the same six
 #: times the slant, then of the slant, then the bias; logit > 0: a white stone. Fitted by
 #: L2-regularised logistic regression (lambda 1, standardised measures) on the fields
-#: without a colour of 200 dev renders (any camera, seeds 100..299; 37,990 fields, 8,817
-#: white), each read twice: on the true corners and on corners moved by 1.2 px (sd), as a
-#: found board's are (/tmp/h_cubes/collect.py, fit2.py; session 6's 640 renders had the
-#: outline's fixed strips). Fitted on 100..199 and tried on 200..299 and the other way
-#: round: wrong 19 and 28 (with the fixed strips, session 6's weights: 39 and 52); with
-#: the stone model where it doubts, 8 and 9 (10 and 12; at 0.9 or more 3 and 2, 6 and 4)
-OCCUPANCY = np.array([3.059, -35.15, 60.43, -14.36, -13.5, 10.19, -1.658, -0.4158, -12.24,
-                      -10.94, -2.246, 7.883, 0.389, -5.904])
+#: without a colour of 640 dev renders (seeds 200-399 oblique, 200-279 overhead, 300-459
+#: any, and without noise or blur 700-739 overhead, 740-779 oblique), each read twice: on
+#: the true corners and on corners moved by 1.2 px (sd), as a found board's are. Fitted on
+#: even seeds, the odd ones' white-or-empty were wrong in 39 of 19,989 fields on true
+#: corners (4 of them at 0.9 or more) and in 90 on the moved corners (23; overhead 47 of
+#: 5,735, where white on white paper shows little but its outline)
+OCCUPANCY = np.array([-11.18, 41.71, 51.91, -13.93, 7.643, -0.2475, -0.999, -17.91, -24.92,
+                      -14.76, -2.408, 16.76, 1.031, -10.17])
 
 
 def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.ndarray]:
@@ -224,18 +211,14 @@ def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.
     ref = max(float(np.percentile(L0[:, ::4, ::4], 75)), 1.0)
     core = r_sq <= 8.0
     none = np.zeros_like(core)
-    slanted = np.hypot(sx, sy) >= SLANTED_MM  # side faces: the top swept towards the camera
+    slanted = np.hypot(sx, sy) >= 2.5  # side faces: the top swept towards the camera
     side = _swept(x, y, 11.0, -sx, -sy) & (r_sq >= 13.0) if slanted else none
-    top, sides = _means(L6, core, side).T
-    # the outline: the top's square against the ring round it, placed where that dip is
-    # deepest (a stone lies up to 3 mm off its field's centre, and the board's corners a
-    # pixel or two off theirs); a fixed ring missed the far side of a stone 3 mm off
-    rings = []
-    for du, dv in itertools.product(OUTLINE_OFFSETS_MM, repeat=2):
-        r_off = np.maximum(np.abs(x - du), np.abs(y - dv))
-        rings += [r_off <= 8.0, (r_off >= 11.5) & (r_off <= 13.0)]
-    square_ring = _means(L6, *rings).reshape(100, -1, 2)
-    dip = (square_ring[..., 0] - square_ring[..., 1]).max(axis=1)
+    top, inner, sides = _means(L6, core, (r_sq >= 7.0) & (r_sq <= 9.0), side).T
+    # the outline: per side of the top, the darkest strip 9..13.5 mm out (a stone lies up
+    # to 3 mm off its field's centre, the board's corners a pixel or two off theirs)
+    strips = [(p >= r) & (p < r + 1.0) & (np.abs(q) <= 7.0)
+              for p, q in ((y, x), (-y, x), (x, y), (-x, y)) for r in OUTLINE_MM]
+    outer = _means(L6, *strips).reshape(100, 4, len(OUTLINE_MM)).min(axis=2).mean(axis=1)
     spread = np.sqrt(np.maximum(_means(L6 * L6, core)[:, 0] - top * top, 0.0))
     line = (np.abs(r_sq - FIELD_MM / 2) <= 0.7) & (np.minimum(ax, ay) <= 11.0)
     hidden = line & _swept(x, y, 10.5, sx, sy, 0.3, 1.0) & (r_sq > 13.0)
@@ -243,7 +226,7 @@ def _measures(L0: np.ndarray, L6: np.ndarray, shift: tuple[float, float]) -> np.
     if hidden.sum() < 4 or seen.sum() < 4:
         hidden = seen = none
     centre, hidden_L, seen_L = _means(L0, r_sq <= 4.0, hidden, seen).T
-    return np.column_stack([top, spread, dip, sides - top if slanted else 0 * top,
+    return np.column_stack([top, spread, inner - outer, sides - top if slanted else 0 * top,
                             centre, hidden_L - seen_L]) / ref
 
 
@@ -293,7 +276,7 @@ def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float]) -> np
 def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray) -> dict:
     """Per field (row-major): ``colour`` (None: none) and its ``confidence``, ``active``
     (the disc is light), ``measures`` and ``white`` (the occupancy model's probability);
-    ``paper_L``: the board's paper (the fields' median look) in Lab L; ``shift`` (``_shift``).
+    ``paper_L``: the board's paper (the fields' median look) in Lab L.
     ``grey``: the image in grey levels (the board plane is only looked at in grey)."""
     top = _view(image, H6)
     top_bgr = _blocks(top)
@@ -324,7 +307,7 @@ def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray)
                     0.5 + (votes[:, 0] - DARK_SHARE / 2) / 0.3)
     return {"colour": colours, "confidence": np.clip(conf, 0.5, 1.0),
             "active": _means(L6, disc)[:, 0] > 0.5 * paper_L, "dark": votes[:, 0],
-            "paper_L": float(paper_lab[0, 0, 0]), "shift": shift,
+            "paper_L": float(paper_lab[0, 0, 0]),
             "measures": measures, "white": white_probability(measures, shift)}
 
 
@@ -565,20 +548,19 @@ def planes(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict |
             correct @ pose.plane_homography(-geom.thickness))
 
 
-def _white_or_empty(kind, white: float, from_above: bool) -> float | None:
+def _white_or_empty(kind, white: float) -> float | None:
     """The probability of a white stone on a field without a colour, from the classical
     test's (``white``) and the stone model's kind head together: their log odds added, the
-    model's (white against empty) weighed by ``MODEL_WEIGHT``, and ``FROM_ABOVE`` where
-    the camera looks ``from_above``, capped at ``SECOND_CAP`` either way; None where the
-    model sees neither white nor empty (``SEEN``: the classical test stands)."""
+    model's (white against empty) weighed by ``MODEL_WEIGHT``, capped at ``SECOND_CAP``
+    either way; None where the model sees neither white nor empty (``SEEN``: the
+    classical test stands)."""
     top = dict(kind.top)
     w, e = top.get("white", 0.0), top.get("empty", 0.0)
     if w + e < SEEN:
         return None
     p_model = float(np.clip(w / (w + e), 1e-4, 1 - 1e-4))
     p_test = float(np.clip(white, 1e-6, 1 - 1e-6))
-    z = np.log(p_test / (1 - p_test)) + MODEL_WEIGHT * np.log(p_model / (1 - p_model)) + (
-        FROM_ABOVE if from_above else 0.0)
+    z = np.log(p_test / (1 - p_test)) + MODEL_WEIGHT * np.log(p_model / (1 - p_model))
     return float(np.clip(1 / (1 + np.exp(-z)), 1 - SECOND_CAP, SECOND_CAP))
 
 
@@ -618,9 +600,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         _owner_turns(calibration, model, crops, predictions, unseen, turns)
         _best_turns(calibration, model, crops[:len(stones)], predictions)
         _one_of_each(predictions, len(stones), model.heads["digit"])
-    from_above = float(np.hypot(*fields["shift"])) < SLANTED_MM
-    second = {i: _white_or_empty(predictions[len(stones) + k]["kind"], float(white[i]),
-                                 from_above)
+    second = {i: _white_or_empty(predictions[len(stones) + k]["kind"], float(white[i]))
               for k, i in enumerate(doubted)}
     for i in plain:
         r, c = divmod(i, 10)
