@@ -222,7 +222,7 @@ def die_top_crops(game: str, image: np.ndarray, fix,
     """The tops of the Miwin dice whose top Neunfeld's or Tyr's reader (``game``) reads in
     ``image`` (after the calibration's white balance), by colour: the very crops the
     reader gives the pips model (its ``read`` run with a profile that keeps them and
-    answers as the plain model, ``_Keeper``; ``vision.read_miwin.read_tops`` cuts the
+    answers as the plain model, ``_Keeper``; ``vision.read_miwin.dice_tops`` cuts the
     dice it is given in the order of ``read_miwin.COLOURS``). Tyr reads only the dice on
     its board."""
     import importlib

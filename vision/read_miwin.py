@@ -22,10 +22,10 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   layouts are symmetric about the top's centre; a shadow cannot pull it away), or of its
   colour's pixels where no pip is seen.
 
-``read_tops`` cuts each die's top on its plane, centred and filling ~75 % of the crop as
-``models/pips.onnx`` expects (``models/pips.md``), and reads all dice of a frame in ONE
-run; the model's colour head must agree with the classical colour, or the die's colour is
-reported with a low confidence. Without the model every top stays null.
+``top_crops`` cuts each die's top on its plane, centred and filling ~75 % of the crop as
+``models/pips.onnx`` expects (``models/pips.md``), and ``read_tops`` reads all dice of a
+frame in ONE run; the model's colour head must agree with the classical colour, or the
+die's colour is reported with a low confidence. Without the model every top stays null.
 """
 
 from __future__ import annotations
@@ -341,9 +341,9 @@ def top_crops(image: np.ndarray, H: np.ndarray, dice: list[Die]) -> list[np.ndar
     return [square_crop(image, H, d.u, d.v, half, CROP_PX) for d in dice]
 
 
-def centre_pips(image: np.ndarray, H: np.ndarray, dice: list[Die]) -> list[float]:
-    """Per die, how far its top's centre shows a pip: the lightness of a 1.7 mm disc at
-    the centre of its crop (``top_crops``) over the top's body (its 30th percentile), as a
+def centre_pips(crops: list[np.ndarray]) -> list[float]:
+    """Per die's top crop (``top_crops``), how far its centre shows a pip: the lightness of
+    a 1.7 mm disc at the crop's centre over the top's body (its 30th percentile), as a
     share of its pips' (the 97th): about 0 where the centre is body, 1 on a pip (pips
     lighter than the body, as ``find_dice`` takes them)."""
     px_mm = CROP_FILL * CROP_PX / DIE_MM
@@ -351,22 +351,22 @@ def centre_pips(image: np.ndarray, H: np.ndarray, dice: list[Die]) -> list[float
     centre = np.hypot(yy, xx) < 1.7 * px_mm
     top = np.maximum(np.abs(yy), np.abs(xx)) < 0.9 * DIE_MM / 2 * px_mm
     out = []
-    for crop in top_crops(image, H, dice):
+    for crop in crops:
         light = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)[..., 0].astype(np.float32)
         body, pips = np.percentile(light[top], [30, 97])
         out.append(float((light[centre].mean() - body) / max(pips - body, 1.0)))
     return out
 
 
-def read_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
-              calibration: dict | None = None) -> list[dict[str, Prediction] | None]:
-    """The pips model's reading of each die's top (``top_crops``; one run for all; through
-    the calibration's enrolment profile where it has one); None per die without the
-    model."""
+def read_tops(crops: list[np.ndarray], calibration: dict | None = None
+              ) -> list[dict[str, Prediction] | None]:
+    """The pips model's reading of each die's top crop (``top_crops``; one run for all;
+    through the calibration's enrolment profile where it has one); None per crop without
+    the model."""
     model = shared("pips")
-    if model is None or not dice:
-        return [None] * len(dice)
-    return predict(calibration, "pips", model, top_crops(image, H, dice), 9, TOP_TURNS)
+    if model is None or not crops:
+        return [None] * len(crops)
+    return predict(calibration, "pips", model, crops, 9, TOP_TURNS)
 
 
 def top_reading(die: Die, prediction: dict[str, Prediction] | None,
@@ -396,7 +396,9 @@ def top_reading(die: Die, prediction: dict[str, Prediction] | None,
 def dice_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
               calibration: dict | None = None) -> list[tuple[int | None, float, list]]:
     """Per die, its top's (top, confidence, alternatives): ``read_tops`` taken through
-    ``top_reading`` among the die's own faces, with its ``centre_pips`` cue."""
+    ``top_reading`` among the die's own faces, with its ``centre_pips`` cue (both on the
+    same crops, cut once)."""
+    crops = top_crops(image, H, dice)
     return [top_reading(d, pred, BY_COLOUR[d.colour].faces, centre)
-            for d, pred, centre in zip(dice, read_tops(image, H, dice, calibration),
-                                       centre_pips(image, H, dice), strict=True)]
+            for d, pred, centre in zip(dice, read_tops(crops, calibration),
+                                       centre_pips(crops), strict=True)]

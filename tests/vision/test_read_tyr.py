@@ -121,7 +121,7 @@ def test_centre_pips_tells_odd_faces_from_even_ones():
     # its true top's parity
     from vision.board import geometry
     from vision.measure import truth_fix
-    from vision.read_miwin import CENTRE_PIP, centre_pips, find_dice, plane
+    from vision.read_miwin import CENTRE_PIP, centre_pips, find_dice, plane, top_crops
     from vision.read_tyr import MARGIN_MM
     from vision.render.frame import RenderOptions, render_scene
     from vision.render.positions import random_position
@@ -136,7 +136,7 @@ def test_centre_pips_tells_odd_faces_from_even_ones():
         H, camera = plane(fix, geom, image, None)
         found = find_dice(image, H, fix.corners, (-w, w, -d, d), camera)
         dice = [die for die in found.values() if die is not None]
-        for die, cue in zip(dice, centre_pips(image, H, dice), strict=True):
+        for die, cue in zip(dice, centre_pips(top_crops(image, H, dice)), strict=True):
             top = truth["position"]["dice"][die.colour]["top"]
             if top is not None:  # None: beside the board
                 cues[top % 2].append(cue)
