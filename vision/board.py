@@ -810,15 +810,17 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
             break  # found taking the candidates as the board's edge
         if done:
             break
-        if not cv2.isContourConvex(start.astype(np.float32)) or not plausible_view(
-                start, geom, size, START_MISFIT):
+        if not cv2.isContourConvex(start.astype(np.float32)):
+            continue
+        start_misfit = _misfit(start, geom, size)
+        if not start_misfit <= START_MISFIT:
             continue
         aligned, score, coarse = align(grey, start, geom, sign, ALIGNED_SHARE * first, rigid)
         if not cv2.isContourConvex(aligned.astype(np.float32)):
             continue
         if not plausible_view(aligned, geom, size):  # no board, nor a bar to the others
             if not rigid:  # (a rigid view of it may be: pieces pulled it off)
-                fitted_from.append((0.0, plausible_view(start, geom, size), score, inset,
+                fitted_from.append((0.0, bool(start_misfit <= VIEW_MISFIT), score, inset,
                                     quad, start))
             continue
         first = max(first, coarse)
