@@ -8,7 +8,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import pytest
 
 from device.stream import CurveClient, Subscriber, write_keypair
 from rules.observation import ObservationReader
+from tests.device.processes import stop_process
 from tests.device.service_helpers import FAST, ipc_dir
 
 GAME = "esoloe-tictactoe"
@@ -89,8 +89,7 @@ def test_a_settled_scene_is_written_and_published_and_sigterm_stops_cleanly(
         assert [len(c) for c in cells] == [0, 0, 0, 0, 1, 0, 0, 0, 0]
         assert cells[4][0]["player"] == 0
         assert got.body == obs.raw
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == 0
+        assert stop_process(proc) == 0
         assert "Traceback" not in proc.stderr.read()
         notify.settimeout(0.5)
         said = []
@@ -101,9 +100,7 @@ def test_a_settled_scene_is_written_and_published_and_sigterm_stops_cleanly(
         assert said[0].startswith("READY=1\n") and said[-1] == "STOPPING=1", said
     finally:
         notify.close()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
         sub.close()
         shutil.rmtree(sockets, ignore_errors=True)
 
@@ -128,12 +125,9 @@ def test_two_cameras_front_and_back_are_read_together_and_fused(tmp_path):
         while time.monotonic() < deadline and proc.poll() is None and not (
                 jsonl.exists() and jsonl.read_text()):
             time.sleep(0.2)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == 0
+        assert stop_process(proc) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
     err = proc.stderr.read()
     assert "the folder source and the folder source (north)" in err and "Traceback" not in err
     (line,) = jsonl.read_text().splitlines()  # one settled scene of both, read once

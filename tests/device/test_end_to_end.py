@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -36,6 +35,7 @@ from device.demo import (
     script_events,
     scripted_positions,
 )
+from tests.device.processes import stop_process
 from tests.device.service_helpers import ipc_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,16 +73,6 @@ def _start(args: list[str], log: Path) -> subprocess.Popen:
                             stderr=open(log.with_suffix(".err"), "w"))  # noqa: SIM115
 
 
-def _stop(proc: subprocess.Popen) -> int:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-    try:
-        return proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        return proc.wait()
-
-
 def _wait(check, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -114,7 +104,7 @@ def play(game: str, tmp_path: Path, seed: int, plies: int, positions: int) -> li
         assert ended and camera.poll() is None, err.read_text()
         time.sleep(1.5)  # the last observation's way to the referee and its judgement
     finally:
-        camera_status, referee_status = _stop(camera), _stop(referee)
+        camera_status, referee_status = stop_process(camera), stop_process(referee)
         shutil.rmtree(sockets, ignore_errors=True)
     assert camera_status == 0, err.read_text()
     assert referee_status == 0, (tmp_path / "referee.err").read_text()

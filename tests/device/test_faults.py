@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ import pytest
 from device.demo import scripted_observations
 from device.stream import CurveClient, Publisher, Subscriber, write_keypair
 from rules.records import list_records
+from tests.device.processes import stop_process
 from tests.device.service_helpers import FAST, ipc_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,13 +38,7 @@ class Proc:
         return [json.loads(x) for x in self.out.read_text().splitlines() if x.strip()]
 
     def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
+        return stop_process(self.proc)
 
 
 def pumping(publisher: Publisher, check, timeout: float = 60.0):

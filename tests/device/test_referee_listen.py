@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
+
+from tests.device.processes import stop_process
 
 
 def _referee(*args: str) -> subprocess.Popen:
@@ -20,11 +21,10 @@ def test_listen_starts_the_service_and_stops_cleanly(tmp_path):
     try:
         time.sleep(1.5)
         assert proc.poll() is None, proc.communicate()
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=10)
     finally:
-        proc.kill()
-    assert proc.returncode == 0, err
+        status = stop_process(proc)
+    err = proc.stderr.read()
+    assert status == 0, err
     assert "Traceback" not in err
 
 

@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import pytest
 
 from device.referee_service import ServiceConfig, serve
 from device.stream import Subscriber
+from tests.device.processes import stop_process
 from tests.device.service_helpers import FAST, ipc_dir, running_service
 from tests.referee.fakegame import obs
 
@@ -216,13 +216,11 @@ def test_the_module_runs_as_a_command_and_stops_on_sigterm():
         while not (tmp_path / "ev").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert (tmp_path / "ev").exists(), proc.stderr.read() if proc.poll() else "slow"
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=10)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        status = stop_process(proc)
         shutil.rmtree(tmp_path, ignore_errors=True)
-    assert proc.returncode == 0, err
+    err = proc.stderr.read()
+    assert status == 0, err
     assert "judging the observations from ipc://" in err
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ import urllib.request
 from pathlib import Path
 
 from rules.records import list_records
+from tests.device.processes import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,12 +37,9 @@ def test_run_judges_the_synthetic_camera_serves_the_page_records_and_stops(tmp_p
         assert proc.poll() is None, err.read_text()
         url = re.search(r"live page at (http://\S+)", err.read_text())[1]
         state = json.load(urllib.request.urlopen(url + "state.json", timeout=5))
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(15) == 0
+        assert stop_process(proc, 15) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
     # the wiring, whatever vision makes of each frame: observations published by the
     # camera thread reached the referee over ZeroMQ, which judged, showed and recorded them
     # (the readings' accuracy is test_demo's and test_end_to_end's matter)
