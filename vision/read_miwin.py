@@ -20,7 +20,9 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   warm light tints is found by its pips alone, at 0.6 at most;
 - the die's centre is the centroid of the pips set in its colour round that window (pip
   layouts are symmetric about the top's centre; a shadow cannot pull it away), or of its
-  colour's pixels where no pip is seen.
+  colour's pixels where no pip is seen;
+- a light spot longer than a die's top and thin (a board's stitched edge) is no pip
+  (``_no_lines``): beside a die it pulled the die's top onto itself.
 
 ``top_crops`` cuts each die's top on its plane, centred and filling ~75 % of the crop as
 ``models/pips.onnx`` expects (``models/pips.md``), and ``read_tops`` reads all dice of a
@@ -48,6 +50,12 @@ PRESENT = 12.0  # mean colour score (OpenCV Lab units) over a die top: a die is 
 PIP_KERNEL_MM = 7.0  # a pip is a light spot smaller than this ...
 PIP_DL = 25.0  # ... this much lighter than round it (Lab L, 0..255) and ...
 PIP_CHROMA = 40.0  # ... this unsaturated (|a| + |b|): a pip
+#: a light spot longer than a die's top whose area over that length is under this share of
+#: the top's side is a line (Neunfeld's stitched board edge beside a die), no pip: on
+#: Neunfeld's dev renders (any camera, true corners, seeds 100..299) the black tops read
+#: wrong went from 22 to 12 (not listed uncertain 7 -> 3), most of them placed 8..15 mm
+#: onto the edge before; a motion-blurred black 7 (one spot of 20 x 24 px) is kept
+LINE_WIDTH = 0.25
 MIN_PIP_SHARE = 0.004  # share of a die-sized window that pips must cover at least
 ONE_PIP_SHARE = 0.025  # about the share of a die's top that one pip covers
 STRIP_MM = 4.0  # strips beyond a top's edges that must not be of the die's colour ...
@@ -186,6 +194,20 @@ def _top_kernel(side: int, toward: np.ndarray, stretch: float) -> np.ndarray:
     return kernel
 
 
+def _no_lines(pip: np.ndarray) -> np.ndarray:
+    """``pip`` without its thin long spots: a light line (a board's stitched edge, a
+    painted line) longer than a die's top and, over that length, thinner than
+    ``LINE_WIDTH`` of it is no die's pips (a blurred die's pips merge into a thick patch;
+    a stitched edge beside a die pulled its top onto the edge)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(pip.astype(np.uint8),
+                                                           connectivity=8)
+    side = DIE_MM * PX_PER_MM
+    extent = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+    line = (extent > side) & (stats[:, cv2.CC_STAT_AREA] < LINE_WIDTH * side * extent)
+    line[0] = False  # the background
+    return pip & ~line[labels] if line.any() else pip
+
+
 def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
               region: tuple[float, float, float, float],
               camera: np.ndarray | None = None, no_dice: np.ndarray | None = None
@@ -217,7 +239,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     # a pip is unsaturated, or (blurred into a coloured body) much less so than round it
     round_it = cv2.dilate(chroma, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    pip = (tophat > PIP_DL) & ((chroma < PIP_CHROMA) | (chroma < 0.8 * round_it)) & inside
+    pip = _no_lines((tophat > PIP_DL) & ((chroma < PIP_CHROMA) | (chroma < 0.8 * round_it))
+                    & inside)
     scores = np.maximum(colour_scores(diff, chroma) * (~pip & inside), 0)
     side = max(3, int(round(DIE_MM * PX_PER_MM)))
     # a die top shows at least one pip: windows without any are no die (a shadow)

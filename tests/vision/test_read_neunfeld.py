@@ -236,12 +236,24 @@ def test_a_die_not_seen_shows_any_of_its_faces_at_a_sixth_each():
         p == pytest.approx(1 / 6, abs=1e-4) for _, p in alts)
 
 
-@pytest.mark.parametrize("seed", [250, 281])
-def test_a_top_read_against_its_centre_pip_is_in_doubt(seed):
-    # any camera, 40..49 degrees: the black die's 7 (250) and 3 (281) are read 6 by
-    # models/pips.onnx, sure; their centre shows a pip (read_miwin.centre_pips), which no
-    # even face has, so the top is listed uncertain, the true face among its alternatives
-    reading, position = _reading(seed, "any")
+def test_a_top_read_against_its_centre_pip_is_in_doubt():
+    # any camera, 41 degrees: the black die's 8, cut 7.6 mm off its centre onto a pip, is
+    # read 6 by models/pips.onnx at 0.67; the crop's centre shows a pip
+    # (read_miwin.centre_pips 0.75), which no even face has, so the top is listed
+    # uncertain, the true face among its alternatives (seeds 250 and 281, which this test
+    # took before, read right since their tops are no longer cut on the board's stitched
+    # edge: the test below)
+    reading, position = _reading(169, "any")
     entry = next(u for u in reading.uncertain if u["path"] == "dice.black.top")
     assert entry["confidence"] <= 0.5
     assert position["dice"]["black"]["top"] in [a[0] for a in entry["alternatives"]]
+
+
+@pytest.mark.parametrize("seed", [172, 281, 296])
+def test_a_black_die_beside_the_boards_stitched_edge_is_read_on_its_top(seed):
+    # any camera, 32..57 degrees, the black die just beside the board: the stitched edge's
+    # light thread showed in the pip mask, so its top was placed 9..15 mm onto the edge
+    # and read 6 (172: a 4, sure; 281: a 3, in doubt; 296: a 7, sure); a thread longer
+    # than a die's top and thin is no pip (read_miwin._no_lines)
+    have, want = _read(seed, "any")
+    assert have["dice.black.top"] == want["dice.black.top"]
