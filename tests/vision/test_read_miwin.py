@@ -1,0 +1,74 @@
+"""vision.read_miwin: the pip mask's lines, and the enrolment profile on the dice tops
+through the whole observe path (a profile file loaded as ``tableref observe --profile``
+loads it)."""
+
+import numpy as np
+import pytest
+
+from vision.classifier import shared
+from vision.read_miwin import DIE_MM, _no_lines
+
+
+def test_a_long_thin_light_line_is_no_pip_but_a_blurred_dies_patch_is():
+    # Neunfeld's stitched board edge shows in the pip mask as a thread 2..5 px thick
+    # beside the dice; a motion-blurred 7 as one patch of about 20 x 24 px
+    side = int(DIE_MM)
+    pip = np.zeros((120, 160), bool)
+    pip[10:13, 5:155] = True  # the stitched edge, longer than a die's top
+    pip[40:44, 20:24] = pip[40:44, 30:34] = True  # two pips
+    pip[60:84, 60:80] = True  # a blurred die's pips merged
+    pip[95:98, 100:100 + side - 2] = True  # a thin spot no longer than a top: kept
+    out = _no_lines(pip)
+    assert not out[10:13].any()
+    assert (out == pip)[14:].all()
+    assert _no_lines(np.zeros((30, 30), bool)).sum() == 0
+
+
+def _spy(profile):
+    class Spy:
+        def __init__(self):
+            self.asked = []
+
+        def predict(self, name, model, crops, top_k):
+            self.asked.append((name, len(crops)))
+            return profile.predict(name, model, crops, top_k)
+
+    return Spy()
+
+
+@pytest.mark.skipif(shared("pips") is None, reason="models/pips.onnx is missing")
+@pytest.mark.parametrize("game, seed", [("tyr", 106), ("neunfeld", 102)])
+def test_an_enrolled_d6_profile_reads_the_dice_tops_at_runtime(tmp_path, game, seed):
+    """A profile of ordinary dice (``tableref enrol --dice d6``: the model answering 1..6
+    only) loaded from its file as ``observe --profile`` loads it: the pips model's run
+    goes through it (once a frame), and the tops the plain model reads 7..9 (all three
+    dice of these frames show 7..9) are no longer read so."""
+    from calibration import enrol, files
+    from vision.measure import truth_fix
+    from vision.observe import observe
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+
+    plan = enrol.plan(game, dice="d6")
+    labels = [f.label for f in plan.faces]
+    ad = enrol.Adaptation.fit("pips", "pips", np.eye(len(labels), 8), labels,
+                              [f.piece for f in plan.faces], method="model", classes=labels)
+    ad.turns = plan.turns
+    path = files.save(files.EnrolmentProfile(game, {"pips": ad.to_json()}),
+                      tmp_path / "profile.json")
+    position = random_position(game, seed)
+    assert all(d["top"] >= 7 for d in position["dice"].values())
+    image, truth = render_scene(game, position, seed,
+                                options=RenderOptions(camera_mode="overhead"))
+    board = truth_fix(truth).corners  # registered: the board finder plays no part
+
+    plain = observe(image, game, calibration={"board": board})["position"]["dice"]
+    assert sum(d["top"] == position["dice"][c]["top"] for c, d in plain.items()) >= 2
+
+    calibration = files.for_vision(profile=path, game=game)
+    spy = _spy(calibration["profile"])
+    calibration.update(profile=spy, board=board)
+    dice = observe(image, game, calibration=calibration)["position"]["dice"]
+    assert spy.asked == [("pips", 3)]
+    assert all(d["top"] is None or d["top"] <= 6 for d in dice.values())
+    assert any(d["top"] is not None for d in dice.values())
