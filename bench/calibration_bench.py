@@ -38,6 +38,8 @@ import numpy as np
 TITLE = "Calibration: intrinsics, board registration, set enrolment (before / after)"
 CAMERA_SEEDS = (1, 2, 3)
 BOARD_SEEDS = range(100, 108)
+#: the boards registered: e-SOLO-e's strip, and the tiles checked against their painted lines
+BOARD_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
 HELD_OUT = 300
 ENROL_SEED, TEST_SEED = 11, 12
 REAL_PER_CLASS = 5
@@ -65,17 +67,21 @@ def camera_rows() -> list[dict]:
     return rows
 
 
-def board_rows() -> list[dict]:
+def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
+    """Registration of the empty board of each of ``games`` on 3 renders a seed, seen
+    overhead and obliquely: automatic (and how many were refused, named turned, stored
+    over 1 mm) and from clicked corners."""
     from calibration import registration as rg
     from calibration.files import CORNER_NAMES, CameraCalibration
+    from vision.board import geometry
     from vision.render.frame import RenderOptions, render_scene
 
     rows = []
-    for game, empty in (("esoloe", 5), ("esoloe-tictactoe", 9)):
-        position = {"cells": [[] for _ in range(empty)]}
+    for game in games:
+        position = {"cells": [[] for _ in geometry(game).cells]}
         for mode in ("overhead", "oblique"):
             auto, manual, refused, turned = [], [], 0, 0
-            for seed in BOARD_SEEDS:
+            for seed in seeds:
                 frames, truth = [], None
                 for k in range(3):
                     image, t = render_scene(game, position, seed,
@@ -98,7 +104,7 @@ def board_rows() -> list[dict]:
                 clicks = true + np.random.default_rng(seed).normal(0, 1.5, (4, 2))
                 reg = rg.register_manual(clicks, game, (1280, 720), image=frames[0])
                 manual.append(rg.error_against_truth(reg, truth)["max_mm"])
-            n = len(BOARD_SEEDS)
+            n = len(seeds)
             rows.append(_row("board registration, auto (max mm)", f"{game} {mode}", n, "",
                              f"{np.median(auto):.2f}" if auto else "-",
                              f"{sum(e < 1 for e in auto)}/{n} under 1 mm; refused {refused}, "
@@ -386,6 +392,17 @@ def measure() -> list[dict]:
 
 
 if __name__ == "__main__":
+    import sys
+
     from bench.__main__ import format_table
 
-    print(format_table(TITLE, measure()))
+    # python -m bench.calibration_bench [boards FIRST..LAST]: every table, or the board
+    # rows alone on those seeds (held out: not the dev seeds 100..399)
+    args, seeds = sys.argv[1:], None
+    if len(args) == 2 and args[0] == "boards":
+        first, _, last = args[1].partition("..")
+        if first.isdigit() and last.isdigit():
+            seeds = range(int(first), int(last) + 1)
+    if args and seeds is None:
+        sys.exit("usage: python -m bench.calibration_bench [boards FIRST..LAST]")
+    print(format_table(TITLE, board_rows(seeds) if args else measure()))
