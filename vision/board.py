@@ -19,8 +19,10 @@ Steps (``find_board``):
    (``vision.board_align.align``: the whole edge model scored on feature maps at three
    tolerances, the corners moved by a pattern search); after them (``_starts``), on a
    strip each candidate with its ends searched along its long sides (``strip_ends``),
-   on the other boards the e-SOLO-e tiles' frame line's regions (``frame_candidates``)
-   and views of the board through three corners of any candidate (``_rebuilt``); last
+   on the other boards the e-SOLO-e tiles' frame line's regions (``frame_candidates``),
+   views of the board through three corners of any candidate (``_rebuilt``) and, on the
+   tiles, views built on a candidate's side or a straight edge as the board's near side
+   (``_near_views``: stacks hide the far half); last
    the ``RIGID_TRIES`` starts whose fits showed most aligned again as a rigid view of
    the board (``align``'s ``rigid``: 6 unknowns, so that pieces over the far edge
    cannot pull it in alone; ``_attempts``). Each alignment is then fitted sub-pixel
@@ -53,6 +55,7 @@ the one source of the games' board geometry; nothing is rendered at run time.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -86,6 +89,11 @@ REBUILT = 3  # views through three corners of a candidate aligned per frame
 REBUILT_LARGE = 1  # then those best by prescore times their size to the power 1/4 (a
 # small view on a stack's printed faces finds edges wherever it puts the board's)
 REBUILT_GROWTH = 2.0  # of these, none larger than this many times their candidate's size
+NEAR = 6  # views of the board from a candidate's near side aligned per frame (_near_views)
+NEAR_EDGES = 20  # straight edges taken as a near side too
+NEAR_EDGE_LONGEST = 0.5  # of the frame's width: longer straight edges are not
+NEAR_TILTS_DEG = np.arange(10.0, 71.0, 4.0)  # the camera's tilts from vertical they assume
+NEAR_ROLLS_DEG = (-4.0, 0.0, 4.0)  # and its rolls (a camera mounted level, give or take)
 RIGID_TRIES = 3  # free alignments fitted that are aligned again as a rigid view
 ENDS_MOVED = 0.05  # of its length: corners this near ones tried are not aligned again
 ENDS_PERSPECTIVE = (0.85, 1.0, 1.18)  # its first gap over its last, square root
@@ -723,6 +731,81 @@ def _rebuilt(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> list
     return list(views[best])
 
 
+def _near_sides(image: np.ndarray, quads: list[np.ndarray]):
+    """(2, 2) ends of the sides ``_near_views`` builds on: the candidates' sides facing
+    down the image, then the straight edges of the frame at ``FIND_WIDTH``."""
+    for quad in quads:
+        centre = quad.mean(axis=0)
+        for i in range(4):
+            ends = np.array([quad[i], quad[(i + 1) % 4]])
+            mid = ends.mean(axis=0)
+            if mid[1] - centre[1] > 0.3 * np.linalg.norm(mid - centre):
+                yield ends
+    small, scale = _small(image)
+    for d, off, a, b in _straight_edges(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))[:NEAR_EDGES]:
+        if b - a <= NEAR_EDGE_LONGEST * small.shape[1]:
+            n = np.array([-d[1], d[0]])
+            yield (np.array([a * d + off * n, b * d + off * n]) + 0.5) / scale - 0.5
+
+
+def _near_views(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> list[np.ndarray]:
+    """Named corners of views of the board whose near side is a candidate's side facing
+    down the image (toward the camera) or a straight edge (``_near_sides``): where stacks
+    hide a tile's far half, its glaze's region ends at their feet, but its near side and
+    both near corners show. Each such side taken as the board's long or short side, at
+    its top or at its foot (the glaze's region holds the side face), the board lies
+    beyond it on the table plane a camera of ``vision.grid.assumed_camera`` sees at each
+    of ``NEAR_TILTS_DEG`` and ``NEAR_ROLLS_DEG`` (the side's length fixes the scale); of
+    each side and way to take it the view that ``_prescore`` ranks best, of those the
+    ``NEAR`` best."""
+    from vision.grid import assumed_camera
+
+    sides = np.array(list(_near_sides(image, quads)))
+    if not len(sides):
+        return []
+    K = assumed_camera((image.shape[1], image.shape[0]))
+    tilt, roll = (np.radians(a).ravel() for a in np.meshgrid(NEAR_TILTS_DEG, NEAR_ROLLS_DEG))
+    up = np.column_stack([-np.sin(roll) * np.sin(tilt), -np.cos(roll) * np.sin(tilt),
+                          -np.cos(tilt)])  # the table's normal in the camera's frame
+    rays = np.concatenate([sides, np.ones((*sides.shape[:2], 1))], axis=2) @ np.linalg.inv(K).T
+    below = np.einsum("tk,sek->tse", up, rays)  # < 0: the ray meets the table
+    with np.errstate(divide="ignore", invalid="ignore"):
+        on_table = -rays[None] / np.where(below < 0, below, np.nan)[..., None]
+    views, groups = [], []
+    for g, ((length, depth), lift) in enumerate(itertools.product(
+            ((geom.width, geom.depth), (geom.depth, geom.width)), (0.0, geom.thickness))):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            near = on_table * (length / np.linalg.norm(on_table[:, :, 1] - on_table[:, :, 0],
+                                                       axis=-1))[..., None, None]
+            near = near + lift * up[:, None, None]  # the side's foot: the top's edge above
+            away = np.cross(up[:, None], near[:, :, 1] - near[:, :, 0])
+            away *= (depth / np.linalg.norm(away, axis=-1) * np.sign(
+                np.einsum("tsk,tsk->ts", away, near.sum(axis=2))))[..., None]
+            board = np.concatenate([near, near[:, :, ::-1] + away[:, :, None]], axis=2)
+            px = board @ K.T
+            px = px[..., :2] / px[..., 2:3]
+        edge = np.roll(px, -1, axis=2) - px
+        following = np.roll(edge, -1, axis=2)  # > 0 throughout: clockwise on screen
+        turn = edge[..., 0] * following[..., 1] - edge[..., 1] * following[..., 0]
+        ok = np.isfinite(px).all(axis=(2, 3)) & (board[..., 2] > 0).all(axis=2) & (
+            (turn > 0).all(axis=2) | (turn < 0).all(axis=2))
+        px = np.where((turn < 0).all(axis=2)[..., None, None], px[:, :, [1, 0, 3, 2]], px)
+        if length < depth:
+            px = px[:, :, [1, 2, 3, 0]]  # nw -> ne along the board's width
+        t, i = np.nonzero(ok)
+        views.append(px[t, i])
+        groups.append(i * 4 + g)
+    views, groups = np.concatenate(views), np.concatenate(groups)
+    if not len(views):
+        return []
+    score = _prescore(image, views, geom)
+    best = {}
+    for k in np.argsort(score):
+        best[groups[k]] = k  # the last, the best
+    ranked = sorted(best.values(), key=lambda k: -score[k])[:NEAR]
+    return [name_corners(views[k], geom) for k in ranked]
+
+
 def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry) -> np.ndarray:
     """Per named quad (k, 4, 2), how strongly the frame at ``FIND_WIDTH`` shows edges
     where it puts the board's outline (Sobel, saturated at its 98th percentile) and dark
@@ -752,21 +835,25 @@ def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry) -> np.ndarra
 
 
 def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
-    """(inset, candidate, named corners to align from): each candidate taken as the
+    """(rigid, inset, candidate, named corners to align from): each candidate taken as the
     board's edge (for Cubes then as its band's and its grid's, ``_insets``); then on a
     strip each with its ends searched along it (``strip_ends``) where that gives corners
     not tried yet; on other boards the boards the e-SOLO-e tiles' frame line shows
     (``frame_candidates``), then the views through three corners of any of these
-    (``_rebuilt``)."""
+    (``_rebuilt``), then on the tiles the views built on their near side
+    (``_near_views``)."""
     for inset in _insets(geom):
         for quad in quads:
-            yield inset, quad, _grown(name_corners(quad, geom), geom, inset)
+            yield False, inset, quad, _grown(name_corners(quad, geom), geom, inset)
     if geom.aspect < STRIP_ASPECT:
         framed = frame_candidates(image, geom)
         for corners in framed:
-            yield 0.0, corners, corners
+            yield False, 0.0, corners, corners
         for view in _rebuilt(image, quads + framed, geom):
-            yield 0.0, view, view
+            yield False, 0.0, view, view
+        if geom.material == "ceramic":  # the tiles' stacks hide their far half
+            for view in _near_views(image, quads + framed, geom):
+                yield False, 0.0, view, view
     else:
         tried = [name_corners(quad, geom) for quad in quads]
         for quad, named in zip(quads, list(tried), strict=True):
@@ -774,7 +861,7 @@ def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
             near = ENDS_MOVED * np.linalg.norm(named[1] - named[0])
             if all(np.abs(ends - t).max() > near for t in tried):
                 tried.append(ends)
-                yield 0.0, quad, ends
+                yield False, 0.0, quad, ends
 
 
 def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted: list):
@@ -787,8 +874,7 @@ def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted
     board moved as a rigid view of it
     (``align``'s ``rigid``: where pieces hide the board's far edge, the free corners
     follow the pieces' edges, a view cannot without leaving its near edge and sides)."""
-    for inset, quad, start in _starts(image, quads, geom):
-        yield False, inset, quad, start
+    yield from _starts(image, quads, geom)
     for *_, inset, quad, start in sorted(fitted, key=lambda f: (-f[0], -f[1], -f[2])
                                          )[:RIGID_TRIES]:
         yield True, inset, quad, start

@@ -1,0 +1,54 @@
+"""vision.board: views of an e-SOLO-e tile built on its near side (``_near_views``), where
+stacks hide its far half and its glaze's region ends at their feet."""
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.test_board import _render, _synthetic
+from vision.board import _near_views, find_board, geometry
+from vision.board_align import REACHES
+from vision.grid import assumed_camera
+from vision.render.camera import look_at
+
+SIZE = (1280, 720)
+
+
+def _seen(geom, tilt: float, azimuth: float, roll: float) -> np.ndarray:
+    """The tile's corners (nw, ne, se, sw) as the assumed camera sees it from 400 mm,
+    tilted ``tilt`` degrees from vertical (the renderer's camera)."""
+    R, t = look_at((0.0, 0.0, 0.0), tilt, azimuth, 400.0, roll)
+    obj = np.column_stack([geom.corners_mm(), np.zeros(4)])
+    px, _ = cv2.projectPoints(obj, cv2.Rodrigues(R)[0], t, assumed_camera(SIZE), None)
+    return px.reshape(4, 2)
+
+
+@pytest.mark.parametrize("tilt, azimuth, roll", [(46.0, 0.0, 0.0), (55.0, 20.0, 2.0),
+                                                 (35.0, -15.0, -3.0)])
+def test_a_tile_whose_far_half_is_hidden_is_rebuilt_from_its_near_side(tilt, azimuth, roll):
+    # the far half of the tile painted over (the stacks); the candidate is the near half
+    # the glaze's region gives: one of the views built on its near side starts the
+    # alignment within its first level's reach of the tile (REACHES[0] of its longer side)
+    geom = geometry("esoloe")
+    corners = _seen(geom, tilt, azimuth, roll)
+    image = _synthetic(corners, geom)
+    far = np.array([corners[0], corners[1], (corners[1] + corners[2]) / 2,
+                    (corners[0] + corners[3]) / 2])
+    cv2.fillConvexPoly(image, np.round(far).astype(np.int32), (40, 60, 50))
+    near_half = np.array([far[3], far[2], corners[2], corners[3]])
+    views = _near_views(image, [near_half], geom)
+    longer = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).max()
+    best = min(np.linalg.norm(np.roll(v, k, axis=0) - corners, axis=1).max()
+               for v in views for k in range(4))
+    assert best < REACHES[0] * longer
+
+
+# dev renders (seeds 100..299, tuned on) missed before session 8: stacks hid the tile's
+# far half and no candidate's corners came within 12 % of the board's size of it (209,
+# 249: the candidates were the stacks' and the table's; the near side a straight edge)
+@pytest.mark.parametrize("seed", [209, 249])
+def test_tiles_behind_stacks_found_from_their_near_side(seed):
+    image, want = _render("esoloe", seed, "any")
+    fix = find_board(image, geometry("esoloe"))
+    assert fix is not None
+    assert np.linalg.norm(fix.corners - want, axis=1).mean() <= 2.0
