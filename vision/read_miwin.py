@@ -210,14 +210,16 @@ def _no_lines(pip: np.ndarray) -> np.ndarray:
 
 def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
               region: tuple[float, float, float, float],
-              camera: np.ndarray | None = None, no_dice: np.ndarray | None = None
-              ) -> dict[str, Die | None]:
+              camera: np.ndarray | None = None, no_dice: np.ndarray | None = None,
+              faint_on: np.ndarray | None = None) -> dict[str, Die | None]:
     """The three dice by colour on the plane of ``H`` (the dice tops) within ``region``;
     None for a colour no place shows. ``corners``: the board top's corners, image px (the
     board fix's). ``camera``: the camera's centre (u, v, height above the plane, mm; from
     ``plane``), None for straight above the region's middle. ``no_dice``: a polygon
     (board mm on this plane) where no die's top lies (Neunfeld's board and the pawns on
-    it as seen on this plane).
+    it as seen on this plane). ``faint_on``: a polygon (board mm) where a blue or red die
+    whose pips do not show is sought by its colour alone (Tyr's board: a red die on red
+    leather, its one blurred pip too faint for the pip mask), at 0.6 at most.
 
     Per colour, the mean of its score (``colour_scores``, pips left out) over a die-sized
     window; the best window holds the die when that mean reaches ``PRESENT``. The die's
@@ -250,12 +252,16 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     # the mean over the window's body (pips left out: a 9 covers a third of the top)
     body_share = np.maximum(cv2.blur((~pip & inside).astype(np.float32), (side, side),
                                      borderType=cv2.BORDER_CONSTANT), 0.5)
-    if no_dice is not None:
-        pts = cv2.perspectiveTransform(np.asarray(no_dice, np.float64).reshape(-1, 1, 2),
+    def polygon(mm: np.ndarray) -> np.ndarray:  # board mm -> a mask of the view
+        pts = cv2.perspectiveTransform(np.asarray(mm, np.float64).reshape(-1, 1, 2),
                                        np.linalg.inv(to_mm)).reshape(-1, 2)
-        keep_off = np.zeros(weight.shape, np.uint8)
-        cv2.fillPoly(keep_off, [np.round(pts).astype(np.int32)], 1)
-        weight = weight * ~keep_off.astype(bool)
+        mask = np.zeros(weight.shape, np.uint8)
+        cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 1)
+        return mask.astype(bool)
+
+    if no_dice is not None:
+        weight = weight * ~polygon(no_dice)
+    faint_where = None if faint_on is None else polygon(faint_on)
 
     def window_mean(score: np.ndarray) -> np.ndarray:
         return cv2.blur(score, (side, side), borderType=cv2.BORDER_CONSTANT) / body_share \
@@ -293,7 +299,20 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             pick = (mean + BLACK_OFFSET) * energy * (free & (weight > 0))
         y, x = np.unravel_index(int(np.argmax(pick)), pick.shape)
         sure = mean[y, x] >= PRESENT
-        if not sure and not (colour == "black" and energy[y, x] >= BLACK_ENERGY):
+        faint = False  # found by its colour alone, its pips not seen
+        if not sure and colour != "black" and faint_where is not None:
+            # its pips too faint to show: its colour alone over a die-sized window where
+            # no die already found lies (a shadow keeps the hue of what it falls on)
+            bare = cv2.blur(score, (side, side), borderType=cv2.BORDER_CONSTANT) \
+                / body_share * (faint_where & free)
+            bare = np.where(means[2] < bare, bare, 0)
+            for fx, fy in taken:
+                bare[np.hypot(grid_x - fx, grid_y - fy) < side] = 0
+            by, bx = np.unravel_index(int(np.argmax(bare)), bare.shape)
+            if bare[by, bx] >= PRESENT:
+                y, x, mean, faint = by, bx, bare, True
+        if not sure and not faint and not (colour == "black"
+                                           and energy[y, x] >= BLACK_ENERGY):
             # a die of the colour of what it stands on (a red die on red leather): the
             # colour against neutral grey, where the pips of a whole top show and no die
             # already found lies
@@ -317,7 +336,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         filled = np.where(body > 0, part, cv2.blur(part, (k, k)) / np.maximum(
             cv2.blur(body, (k, k)), 0.05))
         fit = cv2.filter2D(filled, -1, kernel, borderType=cv2.BORDER_CONSTANT) \
-            * weight[y0:y1, x0:x1]
+            * (faint_where[y0:y1, x0:x1] if faint else weight[y0:y1, x0:x1])
         # black: its top holds its pips (the capped colour does not place it); from above
         # (no side face seen) the most of them, at a slant its side faces' pips count too
         if colour == "black":

@@ -47,7 +47,10 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     """The position of a Tyr board in ``image``."""
     H, camera = plane(fix, geom, image, calibration)
     w, d = geom.width / 2 + MARGIN_MM, geom.depth / 2 + MARGIN_MM
-    found = find_dice(image, H, fix.corners, (-w, w, -d, d), camera)
+    half = 4.5 * FIELD_MM  # a die whose pips do not show is sought on the board only
+    found = find_dice(image, H, fix.corners, (-w, w, -d, d), camera,
+                      faint_on=np.array([[-half, -half], [half, -half], [half, half],
+                                         [-half, half]]))
     dice: dict[str, dict] = {}
     reading = Reading({"dice": dice})
     on_board = []
