@@ -79,7 +79,7 @@ STRIP_GAP = 0.08  # of the frame's width: a straight edge's pieces joined across
 STRIPS = 4  # strips fitted per frame
 BANDED = 1  # strips of colour regions merged with pieces fitted per frame (_banded_strips)
 BANDED_AREA = (0.0005, 0.2)  # of the frame: such regions' sizes
-RARE_COLOURS = 4  # a table's commonest colours (rarity)
+RARE_COLOURS = (4, 8)  # a table's commonest colours (rarity), each count's own mask
 ENDS_REACH = 0.5  # of a strip's length: how far strip_ends moves each of its ends
 SEPARATOR_MM = 1.5  # a strip's field separator stands out from the leather this far off
 ENDS_SHORTEST = 0.7  # of its length: a strip's ends come no nearer (half would show half
@@ -241,8 +241,10 @@ def _candidate_masks(small: np.ndarray, geom: Geometry):
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     yield cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
                            cv2.MORPH_OPEN, kernel), True
-    if geom.aspect >= STRIP_ASPECT:  # a strip of its own colour on a cloth of a few
-        _, rare = cv2.threshold(rarity(small), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    for colours in RARE_COLOURS if geom.aspect >= STRIP_ASPECT else ():
+        # a strip of its own colour on a cloth of a few
+        _, rare = cv2.threshold(rarity(small, colours), 0, 255,
+                                cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         yield cv2.morphologyEx(cv2.morphologyEx(rare, cv2.MORPH_OPEN, kernel),
                                cv2.MORPH_CLOSE, kernel), True
     if geom.material == "ceramic":  # the white glaze: often the frame's brightest few %
@@ -431,15 +433,15 @@ def frame_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     return [_grown(name_corners(q, geom), geom, FRAME_INNER_MM) for q in out]
 
 
-def rarity(small: np.ndarray) -> np.ndarray:
+def rarity(small: np.ndarray, colours: int = RARE_COLOURS[0]) -> np.ndarray:
     """uint8 image: how far each pixel's colour (Lab) lies from the nearest of the
-    frame's ``RARE_COLOURS`` commonest colours (k-means on every fourth pixel), 255 at
+    frame's ``colours`` commonest colours (k-means on every fourth pixel), 255 at
     the 99th percentile: a board of its own colour on a table of a few (a gingham
     cloth's squares, whose many straight edges outnumber the board's) stands out."""
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
     cv2.setRNGSeed(0)  # k-means++ seeds: the same frame, the same answer
-    _, _, centres = cv2.kmeans(lab[::4, ::4].reshape(-1, 3), RARE_COLOURS, None, criteria,
+    _, _, centres = cv2.kmeans(lab[::4, ::4].reshape(-1, 3), colours, None, criteria,
                                1, cv2.KMEANS_PP_CENTERS)
     far = np.full(lab.shape[:2], np.inf, np.float32)
     for centre in centres:
