@@ -185,20 +185,30 @@ def _field_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[str
     return crops, tokens
 
 
+def _frames_cut(work, n: int, seed: int, workers: int | None, per_frame: int,
+                frames_per_job: int) -> tuple[list, list]:
+    """``n`` crops and their labels from whole frames: ``work((count, seed, start))`` cuts
+    frames ``start .. start + count - 1`` of ``seed``; frames are cut in order (about
+    ``per_frame`` crops each) until ``n`` crops are had, so ``n`` and ``seed`` decide the
+    set, whatever the number of workers."""
+    crops, labels = [], []
+    frame = 0
+    while len(crops) < n:
+        frames = math.ceil((n - len(crops)) / per_frame)
+        jobs = [(min(frames_per_job, frame + frames - f), seed, f)
+                for f in range(frame, frame + frames, frames_per_job)]
+        more, more_labels = _in_chunks(work, jobs, workers)
+        crops += more
+        labels += more_labels
+        frame += frames
+    return crops[:n], labels[:n]
+
+
 def stone_fields(n: int, seed: int, workers: int | None = None):
     """Cubes fields as the reader cuts them from frames (``_field_chunk``): white, a
     colour with its digit and side, or empty (the kind ``empty``)."""
-    crops, tokens = [], []
-    frame = 0
-    while len(crops) < n:  # about 30 crops a frame; frames in order, so n decides the set
-        frames = math.ceil((n - len(crops)) / 25)
-        jobs = [(min(FIELD_FRAMES, frame + frames - f), seed, f)
-                for f in range(frame, frame + frames, FIELD_FRAMES)]
-        more, more_tokens = _in_chunks(_field_chunk, jobs, workers)
-        crops += more
-        tokens += more_tokens
-        frame += frames
-    crops, tokens = crops[:n], tokens[:n]
+    # about 30 crops a frame
+    crops, tokens = _frames_cut(_field_chunk, n, seed, workers, 25, FIELD_FRAMES)
     return crops, {
         "kind": ["empty" if t == "." else _STONE_KINDS[t[0].upper()] for t in tokens],
         "digit": [t[1:] or None for t in tokens],
@@ -207,9 +217,115 @@ def stone_fields(n: int, seed: int, workers: int | None = None):
     }
 
 
+# e-SOLO-e cube faces cut from whole frames as the reader cuts them (``cube_face_cuts``):
+# frame k of a source seed is scene seed FACE_FRAME_BASE + FACE_FRAME_STRIDE * seed + k,
+# of the game FACE_GAMES[k % 3] (never the bench's 7,000,000+ or the dev seeds 100..999
+# and 8,000,000..8,999,999)
+FACE_FRAME_BASE = 40_000_000
+FACE_FRAME_STRIDE = 100_000
+FACE_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")  # 3andC: the cube head only
+FACE_CORNER_PX = 1.2  # the board's corners are this far off (sd, each axis)
+FACE_TOP_MM = 0.5  # the top cube's cut is this far off its true place (sd, each axis)
+FACE_TOP_DEG = 2.0  # ... and turned this much (sd)
+FACE_FRAMES = 8  # frames per job
+
+
+def _face_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[tuple]]:
+    """Frames ``start .. start + count - 1`` of ``seed``, rendered whole (any camera) and
+    cut as ``vision.read_esoloe.read_fields`` cuts a cube's faces for the symbol model
+    (its ``_Frame.face``: the board's pose from its corners, here the true ones moved by
+    ``FACE_CORNER_PX``; every face the camera sees whole, not too small, not hidden by
+    another stack; the top cube's up face and its side faces where the cube stands, give
+    or take ``FACE_TOP_MM`` and ``FACE_TOP_DEG``, lower cubes' side faces on the field's
+    centre). Labels per crop: (symbol or None on 3andC, quarter turns or None, player)."""
+    from rules.cube import FACES
+    from vision import cube_geometry as cg
+    from vision.board import CORNER_NAMES, BoardFix, geometry
+    from vision.read_esoloe import _Frame
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+    from vision.render.rng import make_rng
+
+    count, seed, start = args
+    crops, labels = [], []
+    for frame in range(start, start + count):
+        game = FACE_GAMES[frame % len(FACE_GAMES)]
+        geom = geometry(game)
+        scene = FACE_FRAME_BASE + FACE_FRAME_STRIDE * seed + frame
+        position = random_position(game, scene)
+        image, truth = render_scene(game, position, scene,
+                                    options=RenderOptions(camera_mode="any"))
+        rng = make_rng(seed, "face-cut", frame)
+        corners = np.array([truth["board"]["corners"][k] for k in CORNER_NAMES], np.float64)
+        corners = corners + rng.normal(0, FACE_CORNER_PX, corners.shape)
+        cut = _Frame(image, BoardFix(corners, corners), geom, None)
+        cubes = {p["key"]: p for p in truth["pieces"] if p["kind"] == "cube"}
+        stacks = truth["position"]["cells"]
+        boxes = {i: (u - cg.CUBE_MM / 2, u + cg.CUBE_MM / 2, v - cg.CUBE_MM / 2,
+                     v + cg.CUBE_MM / 2, 0.0, len(stacks[i]) * cg.CUBE_MM)
+                 for i, (_, u, v, _) in enumerate(geom.cells) if stacks[i]}
+        for i, (_, u, v, _) in enumerate(geom.cells):
+            others = [b for j, b in boxes.items() if j != i]
+            for level, cube in enumerate(stacks[i]):
+                top = level == len(stacks[i]) - 1
+                if top:
+                    placed = cubes[f"cube:{i}:{level}"]
+                    du, dv = np.array(placed["offset_mm"]) + rng.normal(0, FACE_TOP_MM, 2)
+                    at = (u + du, v + dv,
+                          np.radians(placed["yaw_deg"] + rng.normal(0, FACE_TOP_DEG)))
+                else:
+                    at = (u, v, 0.0)
+                faces = cube.get("faces") or {}
+                prints = _print_tops(tuple(faces.get(d) for d in FACES))
+                for d in (("up",) if top else ()) + cg.SIDE_FACES:
+                    got = cut.face(*at[:2], level, at[2], d, others)
+                    if got is None:
+                        continue
+                    symbol = faces.get(d) if geom.game != "esoloe-3andc" else None
+                    turns = None
+                    if symbol not in (None, "blank") and prints is not None:
+                        turns = next(str(k) for k in range(4) if cg.rotation_top(
+                            got[1], cg.VECTORS[d], k) == prints[FACES.index(d)])
+                    crops.append(got[0])
+                    labels.append((symbol, turns, CUBE_PLAYERS[cube["player"]]))
+    return crops, labels
+
+
+def _print_tops(faces: tuple) -> tuple | None:
+    """The board direction of each face's print top (``FACES`` order) for the cube showing
+    ``faces``, from the renderer's cube set's orientations; None where no orientation
+    shows them (a painted cube)."""
+    from vision import cube_geometry as cg
+    from vision.render.frame import RenderOptions
+
+    for o in cg.orientations(RenderOptions.cube_set):
+        if o.faces == faces:
+            return o.tops
+    return None
+
+
+def cube_face_cuts(n: int, seed: int, workers: int | None = None):
+    """e-SOLO-e cube faces as the reader cuts them from frames (``_face_chunk``): the
+    symbol (None on 3andC, whose cubes carry none), its quarter turns (None for blank) and
+    the cube's colour."""
+    # about 12 faces a frame
+    crops, labels = _frames_cut(_face_chunk, n, seed, workers, 10, FACE_FRAMES)
+    symbol, rotation, cube = zip(*labels, strict=True) if labels else ((), (), ())
+    return crops, {"symbol": list(symbol), "rotation": list(rotation), "cube": list(cube)}
+
+
+def cube_faces_and_cuts(n: int, seed: int):
+    """Half ``cube_faces`` (rendered faces, every symbol turned every way), half
+    ``cube_face_cuts`` (the faces as the reader cuts them from frames)."""
+    faces, labels = cube_faces(n - n // 2, seed)
+    cuts, cut_labels = cube_face_cuts(n // 2, seed)
+    return faces + cuts, {h: labels[h] + cut_labels[h] for h in labels}
+
+
 #: the code that makes the crops: the renderer, these sources and the readers' cuts they use
 CROP_CODE = (REPO / "vision" / "render", REPO / "vision" / "train" / "sources.py",
-             REPO / "vision" / "read_miwin.py", REPO / "vision" / "read_cubes.py")
+             REPO / "vision" / "read_miwin.py", REPO / "vision" / "read_cubes.py",
+             REPO / "vision" / "read_esoloe.py", REPO / "vision" / "cube_geometry.py")
 
 
 def crop_code_digest(paths: tuple[Path, ...] = CROP_CODE) -> str:
