@@ -5,7 +5,7 @@ rendered faces (``cube_faces_and_cuts``)."""
 import numpy as np
 import pytest
 
-from vision.classifier import Classifier
+from vision.classifier import Classifier, resize
 from vision.read_esoloe import FACE_CROP
 from vision.train import registry, sources
 
@@ -52,10 +52,16 @@ def test_cuts_are_the_readers_crops_with_their_labels(cuts):
     assert sure >= 10 and agree >= 0.9 * sure
 
 
-def test_the_mix_is_half_rendered_faces_half_cuts():
+def test_the_mix_is_half_rendered_faces_half_cuts(cuts):
     crops, labels = sources.cube_faces_and_cuts(6, seed=3)
-    assert [c.shape[0] for c in crops] == [sources.RENDER_SIZE] * 3 + [FACE_CROP] * 3
-    assert all(len(v) == 6 for v in labels.values())
+    faces, face_labels = sources.cube_faces(3, seed=3)
+    (cut, cut_labels), _ = cuts
+    # one size (the training cache stacks them): the rendered faces shrunk as the
+    # classifier shrinks them
+    assert {c.shape for c in crops} == {(FACE_CROP, FACE_CROP, 3)}
+    assert np.array_equal(resize(crops[:3], FACE_CROP, 3), resize(faces, FACE_CROP, 3))
+    assert all(np.array_equal(a, b) for a, b in zip(crops[3:], cut[:3], strict=True))
+    assert labels == {h: face_labels[h] + cut_labels[h][:3] for h in face_labels}
 
 
 def test_face_frames_are_not_the_bench_or_dev_seeds():

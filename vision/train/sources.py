@@ -316,8 +316,15 @@ def cube_face_cuts(n: int, seed: int, workers: int | None = None):
 
 def cube_faces_and_cuts(n: int, seed: int):
     """Half ``cube_faces`` (rendered faces, every symbol turned every way), half
-    ``cube_face_cuts`` (the faces as the reader cuts them from frames)."""
+    ``cube_face_cuts`` (the faces as the reader cuts them from frames), all at the cuts'
+    size (the rendered faces shrunk as the classifier shrinks them: INTER_AREA)."""
+    import cv2
+
+    from vision.read_esoloe import FACE_CROP
+
     faces, labels = cube_faces(n - n // 2, seed)
+    faces = [cv2.resize(f, (FACE_CROP, FACE_CROP), interpolation=cv2.INTER_AREA)
+             for f in faces]
     cuts, cut_labels = cube_face_cuts(n // 2, seed)
     return faces + cuts, {h: labels[h] + cut_labels[h] for h in labels}
 
