@@ -787,8 +787,9 @@ def _near_views(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> l
             px = board @ K.T
             px = px[..., :2] / px[..., 2:3]
         edge = np.roll(px, -1, axis=2) - px
-        following = np.roll(edge, -1, axis=2)  # > 0 throughout: clockwise on screen
+        following = np.roll(edge, -1, axis=2)
         turn = edge[..., 0] * following[..., 1] - edge[..., 1] * following[..., 0]
+        # turning one way throughout: a convex quad (clockwise on screen where > 0)
         ok = np.isfinite(px).all(axis=(2, 3)) & (board[..., 2] > 0).all(axis=2) & (
             (turn > 0).all(axis=2) | (turn < 0).all(axis=2))
         px = np.where((turn < 0).all(axis=2)[..., None, None], px[:, :, [1, 0, 3, 2]], px)
