@@ -80,6 +80,14 @@ GLAZE_CHECKED = frozenset({"esoloe"})
 OUT_CHECKED_MM = 2.0
 MARGIN_MM = (0.5, 1.5, 2.5)
 GLAZE_SHARE = 0.9
+#: on every tile a side where the grey steps down across it (``MARGIN_MM`` inside against as
+#: far outside) by at least ``EDGE_SHARE`` of the board's median grey lies on the tile's
+#: edge (its glaze against the table or its own side) and is not moved out further than
+#: ``OUT_CHECKED_MM``: on blurred tiles seen at 1..1.3 px a mm the table or a shadow beside
+#: the edge showed in the lines' map as a line, and right sides were moved 6 mm out (the
+#: frame line onto the fields' outlines); a side the finder put on a painted line's flank
+#: stepped down 0.3 of it at most (docs/calibration.md, session 8)
+EDGE_SHARE = 0.35
 
 
 class RegistrationError(ValueError):
@@ -130,14 +138,29 @@ def _lines_shown(lines: np.ndarray, corners: np.ndarray, geom: Geometry) -> floa
     return float(_sampled(lines, homography(corners, geom), model.points[model.line]).mean())
 
 
-def _glazed(grey: np.ndarray, H: np.ndarray, mm: np.ndarray, side: int,
-            board: float) -> bool:
-    """Whether the margin inside ``side`` of the board at ``mm`` (its corners on the
-    board plane of ``H``) is at least ``GLAZE_SHARE`` of ``board``'s grey."""
+def _along(grey: np.ndarray, H: np.ndarray, mm: np.ndarray, side: int, offsets) -> float:
+    """The mean grey along ``side`` of the board at ``mm`` (its corners on the board plane
+    of ``H``), at each of ``offsets`` mm out from it (negative: inside)."""
     a, b = mm[side], mm[(side + 1) % 4]
     t = np.linspace(0.05, 0.95, 40)[:, None]
-    strip = np.concatenate([a + t * (b - a) - m * OUTWARD[side] for m in MARGIN_MM])
-    return float(_sampled(grey, H, strip).mean()) >= GLAZE_SHARE * board
+    strip = np.concatenate([a + t * (b - a) + m * OUTWARD[side] for m in offsets])
+    return float(_sampled(grey, H, strip).mean())
+
+
+def _glazed(grey: np.ndarray, H: np.ndarray, mm: np.ndarray, side: int,
+            board: float) -> bool:
+    """Whether the margin inside ``side`` of the board at ``mm`` is at least
+    ``GLAZE_SHARE`` of ``board``'s grey."""
+    return _along(grey, H, mm, side, -np.array(MARGIN_MM)) >= GLAZE_SHARE * board
+
+
+def _on_edge(grey: np.ndarray, H: np.ndarray, mm: np.ndarray, side: int,
+             board: float) -> bool:
+    """Whether the grey steps down across ``side`` of the board at ``mm`` (``MARGIN_MM``
+    inside against as far outside) by at least ``EDGE_SHARE`` of ``board``'s grey."""
+    step = (_along(grey, H, mm, side, -np.array(MARGIN_MM))
+            - _along(grey, H, mm, side, MARGIN_MM))
+    return step >= EDGE_SHARE * board
 
 
 def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -147,9 +170,10 @@ def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
     better, one side at a time, up to ``SIDE_MOVES`` (with one side off, another moved
     the other way shows them a little better too); where a side moved, then every corner
     moved by ``JOINT_STEPS_MM`` on the board plane while the lines gain. Only the sides
-    ``LINE_SIDES`` names are tried, and on a ``GLAZE_CHECKED`` tile a side moved out over
-    ``OUT_CHECKED_MM`` only where its margin shows the glaze (``_glazed``, against the
-    board's median grey).
+    ``LINE_SIDES`` names are tried; no side on the tile's edge (``_on_edge``: the grey
+    steps down across it) is moved out over ``OUT_CHECKED_MM``, nor on a ``GLAZE_CHECKED``
+    tile a side whose margin there does not show the glaze (``_glazed``), each against
+    the board's median grey.
 
     Why: on the empty board at set-up every field's outline shows, and the finder, made
     for boards with pieces, does not count them (``vision.board.support`` checks the
@@ -172,11 +196,12 @@ def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
         board = float(np.median(_sampled(grey, H, inside)))
         tried = []
         for side in LINE_SIDES.get(geom.game, range(4)):
+            edge = _on_edge(grey, H, geom.corners_mm(), side, board)
             for d in np.arange(lo, hi + step / 2, step):
                 mm = geom.corners_mm()
                 mm[[side, (side + 1) % 4]] += d * OUTWARD[side]
-                if (geom.game in GLAZE_CHECKED and d > OUT_CHECKED_MM
-                        and not _glazed(grey, H, mm, side, board)):
+                if d > OUT_CHECKED_MM and (edge or (geom.game in GLAZE_CHECKED and not
+                                                    _glazed(grey, H, mm, side, board))):
                     continue
                 c = _project(H, mm)
                 tried.append((_lines_shown(lines, c, geom), abs(d) > 1e-9, c))

@@ -99,6 +99,19 @@ def test_a_dark_band_outside_the_strip_is_not_taken_for_its_frame_line():
     assert _off_mm(H, registration.on_lines(image, true, geom), geom) < 1.0
 
 
+@pytest.mark.parametrize("game, mode, seed", [("esoloe-3andc", "overhead", 420),
+                                              ("esoloe-tictactoe", "oblique", 456)])
+def test_a_side_on_the_tiles_edge_is_not_moved_out_onto_the_table(game, mode, seed):
+    """Dev renders of blurred tiles at 1.2 px a mm: beside the edge the table (3andC
+    overhead 420's west side) or a shadow (tic-tac-toe oblique 456's south and west
+    sides) shows in the lines' map as a line, and the true corners were moved 6..7 mm out
+    (6.7 and 10.0 mm off) where the grey steps down across the side (``_on_edge``)."""
+    geom = geometry(game)
+    image, true, _ = _empty_tile(seed, mode, game=game)
+    H = registration.homography(true, geom)
+    assert _off_mm(H, registration.on_lines(image, true, geom), geom) < 0.5
+
+
 @pytest.mark.slow
 def test_auto_registers_a_tile_whose_far_margin_is_in_shadow():
     """Dev render, tic-tac-toe oblique seed 215: the finder fits the far side on the far
