@@ -47,7 +47,7 @@ reader's own crop of it), a Miwin die where Neunfeld's or Tyr's reader finds it,
 (``die_top_crops``: the reader's own crops).
 
 Readers load a profile with ``load_profile(path)`` and read crops with
-``Profile.predict(model_name, classifier, crops)``, which returns what
+``Profile.predict(model_name, classifier, crops, top_k, turns)``, which returns what
 ``Classifier.predict`` returns with the adapted head's prediction replaced (for stone
 tokens: the kind, digit and side heads, from the tokens' probabilities).
 """
@@ -249,10 +249,10 @@ class _Keeper:
         self.name, self.crops = name, []
 
     def predict(self, model_name: str, classifier: Classifier, crops: Sequence[np.ndarray],
-                top_k: int = 3) -> list[dict[str, Prediction]]:
+                top_k: int = 3, turns: int = 1) -> list[dict[str, Prediction]]:
         if model_name == self.name:
             self.crops.extend(crops)
-        return classifier.predict(crops, top_k)
+        return classifier.predict(crops, top_k, turns)
 
 
 def board_crop(plan_: Plan, game: str, face: Face, image: np.ndarray, fix,
@@ -1054,10 +1054,12 @@ class Profile:
                                  "--method prototypes or linear") from None
 
     def predict(self, model_name: str, classifier: Classifier, crops: Sequence[np.ndarray],
-                top_k: int = 3) -> list[dict[str, Prediction]]:
-        """``classifier.predict(crops)`` with the enrolled head read through the
-        adaptation (unchanged when this profile does not adapt ``model_name``)."""
-        predictions = classifier.predict(crops, top_k)
+                top_k: int = 3, turns: int = 1) -> list[dict[str, Prediction]]:
+        """``classifier.predict(crops, top_k, turns)`` (the reader's views of a crop: 1, or
+        its 4 quarter turns) with the enrolled head read through the adaptation, from the
+        views the profile was made for (unchanged when this profile does not adapt
+        ``model_name``)."""
+        predictions = classifier.predict(crops, top_k, turns)
         ad = self.adaptations.get(model_name)
         if ad is None or not crops:
             return predictions

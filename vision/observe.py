@@ -133,11 +133,12 @@ def predict(calibration: dict | None, name: str, model, crops, top_k: int,
             turns: int = 1) -> list:
     """``model.predict(crops, top_k, turns)``, or the calibration's enrolment ``profile``'s
     reading of them where one is given (``name``: the model's name, models/<name>.onnx;
-    a profile reads from the quarter turns it was made for)."""
+    a profile reads its adapted head from the quarter turns it was made for, the model's
+    other heads from ``turns`` as the plain model does)."""
     profile = (calibration or {}).get("profile")
     if profile is None:
         return model.predict(crops, top_k=top_k, turns=turns)
-    return profile.predict(name, model, crops, top_k)
+    return profile.predict(name, model, crops, top_k, turns)
 
 
 def _occlusion(image: np.ndarray, fix: BoardFix, geom, ignore: np.ndarray | None = None):

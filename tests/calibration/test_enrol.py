@@ -23,7 +23,11 @@ class FakeClassifier:
     def logits(self, crops):
         return [np.zeros((len(crops), 4), np.float32)]
 
-    def predict(self, crops, top_k=3):
+    def __init__(self):
+        self.turns_asked = []  # each predict's ``turns``
+
+    def predict(self, crops, top_k=3, turns=1):
+        self.turns_asked.append(turns)
         return [{"h": Prediction("d", 0.25, (("d", 0.25),))} for _ in crops]
 
 
@@ -111,8 +115,11 @@ def test_profile_file_round_trip(tmp_path, method):
     again = Adaptation.from_json("m", files.load(path).models["m"])
     assert np.allclose(again.logits(np.array(emb)), ad.logits(np.array(emb)), atol=1e-4)
     assert (again.method, again.turns) == (method, 4)
-    # a model the profile does not adapt reads as before
-    assert profile.predict("other", FakeClassifier(), crops)[0]["h"].label == "d"
+    # a model the profile does not adapt reads as before, from the reader's views (a
+    # die's pips and colour: its four quarter turns)
+    plain = FakeClassifier()
+    assert profile.predict("other", plain, crops, 3, 4)[0]["h"].label == "d"
+    assert plain.turns_asked == [4]
 
 
 def test_plans():

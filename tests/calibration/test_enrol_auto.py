@@ -29,7 +29,7 @@ class KnowingClassifier:
     def logits(self, crops):
         return [self.sure * self.embed(crops)]
 
-    def predict(self, crops, top_k=3):
+    def predict(self, crops, top_k=3, turns=1):
         return [{"h": Prediction(LABELS[int(np.argmax(c))], 1.0, ())} for c in crops]
 
 

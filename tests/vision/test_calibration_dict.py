@@ -37,9 +37,9 @@ class Geisha:
     def __init__(self):
         self.asked = []
 
-    def predict(self, name, model, crops, top_k):
+    def predict(self, name, model, crops, top_k, turns=1):
         self.asked.append((name, len(crops), top_k))
-        predictions = model.predict(crops, top_k=top_k)
+        predictions = model.predict(crops, top_k=top_k, turns=turns)
         for p in predictions:
             p["symbol"] = Prediction("geisha", 1.0, (("geisha", 1.0),))
         return predictions
@@ -106,9 +106,9 @@ class Sevens:
     def __init__(self):
         self.asked = []
 
-    def predict(self, name, model, crops, top_k):
+    def predict(self, name, model, crops, top_k, turns=1):
         self.asked.append(name)
-        predictions = model.predict(crops, top_k=top_k)
+        predictions = model.predict(crops, top_k=top_k, turns=turns)
         top = tuple((str(n), 0.5 ** (i + 1)) for i, n in enumerate(PREFERENCE))
         for p in predictions:
             p["pips"] = Prediction(top[0][0], top[0][1], top)

@@ -29,9 +29,9 @@ def _spy(profile):
         def __init__(self):
             self.asked = []
 
-        def predict(self, name, model, crops, top_k):
+        def predict(self, name, model, crops, top_k, turns=1):
             self.asked.append((name, len(crops)))
-            return profile.predict(name, model, crops, top_k)
+            return profile.predict(name, model, crops, top_k, turns)
 
     return Spy()
 
