@@ -73,5 +73,5 @@ def test_face_frames_are_not_the_bench_or_dev_seeds():
         assert first > 8_999_999 or last < 100
         fields = sources.FIELD_FRAME_BASE + sources.FIELD_FRAME_STRIDE * seed
         assert last < fields or first > fields + sources.FIELD_FRAME_STRIDE - 1
-    # 8,000 crops (about 800 frames) of one seed never reach the next seed's frames
+    # 8,000 crops (about 1,600 frames) of one seed never reach the next seed's frames
     assert sources.FACE_FRAME_STRIDE > 8000

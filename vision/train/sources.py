@@ -308,8 +308,8 @@ def cube_face_cuts(n: int, seed: int, workers: int | None = None):
     """e-SOLO-e cube faces as the reader cuts them from frames (``_face_chunk``): the
     symbol (None on 3andC, whose cubes carry none), its quarter turns (None for blank) and
     the cube's colour."""
-    # about 12 faces a frame
-    crops, labels = _frames_cut(_face_chunk, n, seed, workers, 10, FACE_FRAMES)
+    # about 5 faces a frame (119 in seed 1's first 24 frames, a third of them 3andC's)
+    crops, labels = _frames_cut(_face_chunk, n, seed, workers, 5, FACE_FRAMES)
     symbol, rotation, cube = zip(*labels, strict=True) if labels else ((), (), ())
     return crops, {"symbol": list(symbol), "rotation": list(rotation), "cube": list(cube)}
 
