@@ -50,3 +50,16 @@ def test_stone_model_reads_kind_digit_and_side():
     assert spec.heads == {"kind": ("white", "blue", "red", "black", "orange", "empty"),
                           "digit": ("2", "3", "4", "5", "6"), "side": ("active", "inactive")}
     assert spec.grey_heads == ("digit",)
+
+
+def test_a_trial_source_replaces_the_registrys_for_one_model(capsys):
+    import vision.train.__main__ as train_main
+
+    # the source named is the one sought (before anything is rendered or trained)
+    assert train_main.main(["symbol", "--source", "no.such:thing", "--no-cache"]) == 2
+    assert "crop source 'no.such:thing' of model 'symbol' is not available" in (
+        capsys.readouterr().err)
+    with pytest.raises(SystemExit) as stop:
+        train_main.main(["all", "--source", "vision.train.sources:cube_faces_and_cuts"])
+    assert stop.value.code == 2
+    assert "--source is one model's" in capsys.readouterr().err

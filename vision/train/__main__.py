@@ -25,6 +25,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-size", type=int, help="rendered training crops")
     parser.add_argument("--test-size", type=int, help="held-out rendered crops")
     parser.add_argument("--epochs", type=int)
+    parser.add_argument("--source", metavar="MODULE:FUNCTION",
+                        help="the crops to train on instead of the registry's source (a "
+                             "trial: e.g. vision.train.sources:cube_faces_and_cuts for "
+                             "symbol, models/symbol.md)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument("--adapt", metavar="GROUP:FRACTION[,GROUP:FRACTION]",
@@ -45,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
                              "(default out/cache; --no-cache to render afresh)")
     parser.add_argument("--no-cache", dest="cache", action="store_const", const=None)
     args = parser.parse_args(argv)
+    if args.source and args.name == "all":
+        parser.error("--source is one model's: name the model, not all")
     names = list(MODELS) if args.name == "all" else [args.name]
     times = {}
     for name in names:
@@ -57,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
         })
         try:
             _run(one)
+        except ModuleNotFoundError as err:  # torch or onnx: the train extra
+            print(f"python -m vision.train: {name}: {err} (training needs the train extra: "
+                  "pip install -e '.[train]')", file=sys.stderr)
+            return 2
         except (LookupError, OSError, ValueError) as err:
             print(f"python -m vision.train: {name}: {err}", file=sys.stderr)
             return 2
@@ -68,14 +78,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
-    from vision import real_dice
-    from vision.classifier import Classifier
-    from vision.train import evaluate, sources, trainer
     from vision.train.registry import get
 
     spec = get(args.name)
     spec = replace(spec, train_size=args.train_size or spec.train_size,
-                   test_size=args.test_size or spec.test_size, epochs=args.epochs or spec.epochs)
+                   test_size=args.test_size or spec.test_size, epochs=args.epochs or spec.epochs,
+                   source=args.source or spec.source)
+    spec.crop_source()  # a source that is not there: said before anything is loaded
+
+    from vision import real_dice
+    from vision.classifier import Classifier
+    from vision.train import evaluate, sources, trainer
     adapt = spec.adapt if args.adapt is None else args.adapt
     adapt = None if adapt in ("", "none") else adapt
     repeat = args.adapt_repeat or spec.adapt_repeat
