@@ -20,7 +20,12 @@ no more than the board's own). The score: the mean response of the lines' points
 and of other steps. A pattern search moves the corners (each corner, and the quad as a
 whole: shifted, scaled, turned) while the score grows, keeping the quad a plausible
 view of the board (``_sound``), at three tolerances (``REACHES``: the maps max-pooled
-and blurred so that a feature within the reach counts), the last the pixel itself.
+and blurred so that a feature within the reach counts), the last the pixel itself. On
+the e-SOLO-e tiles the last level searches from the start as well, and the better at
+the pixel is kept (``FINE_FROM_START``): where stacks hide a side, the pooled maps
+score that side on the stacks' feet or faces higher than at the board's hidden edge,
+so the coarse levels carried even the true corners 20..60 px off, though at the pixel
+the true corners scored higher.
 
 With ``rigid``, the first ``RIGID_LEVELS`` levels move a view of the board instead of
 its corners (``_Pose``: camera rotation and translation, the focal length that fits the
@@ -54,6 +59,7 @@ POSE_FREE = 6  # of a view's numbers the search moves (not the focal length)
 POSE_HFOV = (50.0, 55.0, 60.0, 65.0, 70.0)  # degrees: a view's first focal lengths
 SHAPE_SLACK = 2.6  # a quad's side ratio may differ this much from the board's (perspective)
 PERSPECTIVE_SLACK = 2.2  # and its opposite sides from each other
+FINE_FROM_START = True  # the tiles' last level from the start as well (module doc)
 
 
 @lru_cache(maxsize=8)
@@ -347,6 +353,8 @@ def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
     first = 0.0
     pose = _Pose(geom, (w, h), np.array([x0, y0], np.float64), scale)
     view = pose.view(quad) if rigid else None
+    start = quad
+    again_from_start = FINE_FROM_START and geom.material == "ceramic"  # (module doc)
     for level, reach in enumerate(REACHES):
         r = int(round(min(reach * side * scale, SHORT_REACH * short)))
         maps = _Maps(sides, line, r, pts, side_of, is_line, nrm[:, 1] == 0,
@@ -357,6 +365,10 @@ def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
             quad = pose.corners(view[None])[0]
         else:
             quad, score = _search(maps, quad, src, step, max(step / 4, 0.25))
+            if level == len(REACHES) - 1 and level and again_from_start:
+                again, s = _search(maps, start, src, step, max(step / 4, 0.25))
+                if s > score:
+                    quad, score = again, s
         if level == 0:
             first = score
             if score < floor:
