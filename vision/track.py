@@ -19,9 +19,11 @@ last fix first, on a crop round it only:
   pass). So the corners are re-fitted from the last ones (``fit_model``, as for
   **moved**); a re-fit that shows ``REFIT_GAIN`` more of the pattern and nearly as much
   as the board showed before (``STALE_SHARE``: under a hand a re-fit may gain a little
-  on wrong edges, never the hidden part) is the board pushed (**moved**); else the last
-  fix stands: **still**, or **hidden** (a hand) under ``STILL_SHARE`` of the fix's
-  share. While about as much shows as when a re-fit last found nothing better
+  on wrong edges, never the hidden part) is the board pushed (**moved**), or where it
+  moved a corner over ``REFIT_PX`` found anew (**found**: a Cubes board with stones on
+  it pushed 4..7 px still looks in place, and the last fix used to stand as *hidden*);
+  else the last fix stands: **still**, or **hidden** (a hand) under ``STILL_SHARE`` of
+  the fix's share. While about as much shows as when a re-fit last found nothing better
   (within ``STALE_SHARE`` either way), it is not tried again (a hand held over the
   board costs one re-fit, not one a frame);
 - **moved**: it shows shifted (the board was pushed, the camera knocked a little): the
@@ -139,7 +141,9 @@ class BoardTracker:
                 if enough and step <= REFIT_PX:
                     return self._keep(BoardFix(fitted + origin, self.last.corners),
                                       new_share, new_shift, "moved")
-                if in_place and share >= HIDDEN_SHARE * self.reference:
+                # a re-fit that shows the board farther off is a push (checked anew
+                # below), not a hand over a board in place
+                if in_place and not enough and share >= HIDDEN_SHARE * self.reference:
                     self.tried = share
                     return self._in_place(share)
         return self.anew(image)
