@@ -21,7 +21,7 @@ last fix first, on a crop round it only:
   as the board showed before (``STALE_SHARE``: under a hand a re-fit may gain a little
   on wrong edges, never the hidden part) is the board pushed (**moved**), or where it
   moved a corner over ``REFIT_PX`` found anew (**found**: a Cubes board with stones on
-  it pushed 4..7 px still looks in place, and the last fix used to stand as *hidden*);
+  it pushed 4..9 px still looks in place, and the last fix used to stand as *hidden*);
   else the last fix stands: **still**, or **hidden** (a hand) under ``STILL_SHARE`` of
   the fix's share. While about as much shows as when a re-fit last found nothing better
   (within ``STALE_SHARE`` either way), it is not tried again (a hand held over the
