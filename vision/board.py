@@ -94,6 +94,7 @@ NEAR_EDGES = 20  # straight edges taken as a near side too
 NEAR_EDGE_LONGEST = 0.5  # of the frame's width: longer straight edges are not
 NEAR_TILTS_DEG = np.arange(10.0, 71.0, 4.0)  # the camera's tilts from vertical they assume
 NEAR_ROLLS_DEG = (-4.0, 0.0, 4.0)  # and its rolls (a camera mounted level, give or take)
+PRESCORE_CHUNK = 512  # views _prescore maps at once (thousands at once held ~80 MiB)
 RIGID_TRIES = 3  # free alignments fitted that are aligned again as a rigid view
 ENDS_MOVED = 0.05  # of its length: corners this near ones tried are not aligned again
 ENDS_PERSPECTIVE = (0.85, 1.0, 1.18)  # its first gap over its last, square root
@@ -823,17 +824,20 @@ def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry) -> np.ndarra
     model = edge_model(geom)
     sel = np.flatnonzero(model.outline | model.line)
     sel = sel[np.linspace(0, len(sel) - 1, min(len(sel), 200)).round().astype(int)]
-    q = _homographies(geom.corners_mm().astype(np.float32), quads) @ np.column_stack(
-        [model.points[sel], np.ones(len(sel))]).T
-    with np.errstate(divide="ignore", invalid="ignore"):
-        px = np.nan_to_num((q[:, :2] / q[:, 2:3] + 0.5) * scale - 0.5, nan=-1e4,
-                           posinf=-1e4, neginf=-1e4).astype(np.float32)
+    points = np.column_stack([model.points[sel], np.ones(len(sel))]).T
+    maps = [(cv2.dilate(np.clip(m / max(float(np.percentile(m, 98)), least), 0, 1),
+                        np.ones((3, 3), np.uint8)), pts)
+            for m, least, pts in ((step, 24.0, ~model.line[sel]), (line, 6.0, model.line[sel]))]
     score = np.zeros(len(quads))
-    for m, least, pts in ((step, 24.0, ~model.line[sel]), (line, 6.0, model.line[sel])):
-        m = cv2.dilate(np.clip(m / max(float(np.percentile(m, 98)), least), 0, 1),
-                       np.ones((3, 3), np.uint8))
-        score += 0.5 * cv2.remap(m, px[:, 0, pts], px[:, 1, pts], cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_CONSTANT).mean(axis=1)
+    for start in range(0, len(quads), PRESCORE_CHUNK):  # the near views come in thousands
+        chunk = slice(start, start + PRESCORE_CHUNK)
+        q = _homographies(geom.corners_mm().astype(np.float32), quads[chunk]) @ points
+        with np.errstate(divide="ignore", invalid="ignore"):
+            px = np.nan_to_num((q[:, :2] / q[:, 2:3] + 0.5) * scale - 0.5, nan=-1e4,
+                               posinf=-1e4, neginf=-1e4).astype(np.float32)
+        for m, pts in maps:
+            score[chunk] += 0.5 * cv2.remap(m, px[:, 0, pts], px[:, 1, pts], cv2.INTER_LINEAR,
+                                            borderMode=cv2.BORDER_CONSTANT).mean(axis=1)
     return score
 
 
