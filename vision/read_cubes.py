@@ -49,7 +49,9 @@ The players: which colour sits where and in what order is the table's set-up, no
 calibration where it gives one); the dependency card before each seat (a white card with a
 large coloured disc, on the table beside the board) is found as the place, near where that
 seat's card lies, whose disc differs most from a light ring of card around it
-(``_cards``), and named by the disc's colour balanced on that ring.
+(``_cards``), and named by the disc's colour balanced on that ring; one card not seen
+(beyond the frame's edge) where all the others were is the playing colour they leave
+(``_last_card``: one card per playing colour).
 """
 
 from __future__ import annotations
@@ -567,6 +569,24 @@ def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[d
     return players
 
 
+def _last_card(players: list[dict], cards: dict) -> dict:
+    """``cards`` with the one card of ``players`` not seen (its dependency None) named
+    where all the others were: there is one dependency card per playing colour and every
+    player holds one (dealt so, and the change cards only pass or swap them), so it is the
+    playing colour no other card shows, at the confidence of the least sure card seen (it
+    is right where they are). Dev renders 100..299: the three cards not read (beyond the
+    frame's edge, 160, 254, 260) are all named right so. ``players``' entry is set too."""
+    missing = [p for p in players if p["dependency"] is None]
+    shown = [p["dependency"] for p in players if p["dependency"] is not None]
+    left = {p["colour"] for p in players} - set(shown)
+    if len(missing) != 1 or len(left) != 1 or len(set(shown)) != len(shown):
+        return cards
+    seat, colour = missing[0]["seat"], left.pop()
+    missing[0]["dependency"] = colour
+    return {**cards, seat: (colour, min(cards[p["seat"]][1] for p in players
+                                        if p is not missing[0]))}
+
+
 def planes(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | None):
     """Homographies (board mm -> image px) of the board's top, the stones' tops and the
     table: the board's exactly through its four corners (``vision.board.homography``),
@@ -609,7 +629,9 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     cards = _cards(image, H_table, fields["paper_L"])
     grid = [["."] * 10 for _ in range(10)]
     colours = {c for c in fields["colour"] if c is not None}
-    reading = Reading({"grid": grid, "players": _players(cards, colours, calibration)})
+    players = _players(cards, colours, calibration)
+    cards = _last_card(players, cards)
+    reading = Reading({"grid": grid, "players": players})
     white, spread = fields["white"], fields["spread"]
     model = shared("stone")
     # the model reads the fields with a colour, and those whose top is uneven and that

@@ -383,3 +383,27 @@ def test_other_turns_are_tried_for_the_stones_only_not_for_the_doubted_fields(mo
     read_cubes._best_turns(None, None, [np.zeros((40, 40, 3), np.uint8)], predictions)
     assert runs == [3]  # the stone's three other turns, in one run
     assert predictions == [sure, doubtful]
+
+
+def test_a_card_beyond_the_frame_is_the_colour_the_others_leave():
+    # dev 160, four players: the north card lies almost wholly above the frame's edge
+    # (null before); the other three are seen, so it is the fourth playing colour
+    reading, position = _read(160, "any")
+    assert reading.position["players"] == position["players"]
+    north = [i for i, p in enumerate(position["players"]) if p["seat"] == "north"]
+    assert north and f"players.{north[0]}.dependency" not in {
+        u["path"] for u in reading.uncertain}
+
+
+def test_only_a_single_card_not_seen_is_named():
+    players = [{"colour": c, "seat": s, "dependency": d} for c, s, d in
+               (("blue", "south", "red"), ("red", "west", None), ("black", "north", None))]
+    cards = {"south": ("red", 0.95), "west": (None, 0.0), "north": (None, 0.0),
+             "east": (None, 0.0)}
+    assert read_cubes._last_card(players, cards) == cards  # two not seen: both unknown
+    players[2]["dependency"], cards["north"] = "blue", ("blue", 0.7)
+    named = read_cubes._last_card(players, cards)
+    assert players[1]["dependency"] == "black" and named["west"] == ("black", 0.7)
+    players[1]["dependency"], players[2]["dependency"] = None, "red"  # red shown twice
+    assert read_cubes._last_card(players, cards) == cards
+    assert players[1]["dependency"] is None
