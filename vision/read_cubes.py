@@ -35,7 +35,8 @@ once (array operations, no per-field loop):
   0.5 and the classical reading first among the alternatives; the other likely digits
   are the alternatives. A player lays a stone to read it from the own seat, so a stone's
   crop is first turned by its owner's seat (``upright``: the colour's player in
-  ``players``); where the digit read so is doubtful (under ``DIGIT_DOUBT``) the other
+  ``players``; read again turned for the model's colour where that one's seat differs,
+  ``_owner_turns``); where the digit read so is doubtful (under ``DIGIT_DOUBT``) the other
   three quarter turns are read too (one more run) and one whose digit is sure
   (``DIGIT_SURE``) is taken.
   Where the model reads the field empty (its kind ``empty``) it is
@@ -476,15 +477,20 @@ def upright(crop: np.ndarray, turns: int) -> np.ndarray:
 
 
 def _owner_turns(calibration, model, crops: list[np.ndarray], predictions: list,
-                 unseen: list[int], turns: dict[str, int]) -> None:
+                 used: list[int], turns: dict[str, int]) -> None:
     """Reads again, turned by their owner's seat (``turns``: the colours' letters ->
-    ``reading_turns``), the stones ``unseen`` (indices into ``crops`` and ``predictions``:
-    crops read as cut, no colour having been seen on them) that the model read as a
-    player's colour; where the model reads that colour again, the turned crop and its
-    reading replace the first ones (one run for all). A 4 read as a 2 on a stone laid for
-    the east seat and seen without its colour (dev 169) then reads 4."""
-    again = [(k, turns[LETTERS[predictions[k]["kind"].label]]) for k in unseen
-             if turns.get(LETTERS.get(predictions[k]["kind"].label, ""), 0)]
+    ``reading_turns``), the stones (the first ``len(used)`` of ``crops`` and
+    ``predictions``, each crop turned ``used[k]`` quarter turns: its classical colour's
+    owner's, 0 where no colour was seen) that the model reads as a player's colour whose
+    seat wants another turn; where the model reads that colour again, the turned crop and
+    its reading replace the first ones (one run for all). A 4 read as a 2 on a stone laid
+    for the east seat and seen without its colour (dev 169) then reads 4; black stones seen
+    orange in a warm light (dev 1167, four of them) were read turned for orange's seat."""
+    again = []
+    for k, t in enumerate(used):
+        letter = LETTERS.get(predictions[k]["kind"].label, "")
+        if letter in turns and (turns[letter] - t) % 4:
+            again.append((k, (turns[letter] - t) % 4))
     if not again:
         return
     turned = [upright(crops[k], t) for k, t in again]
@@ -649,13 +655,14 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         crops = [stone_crop(image, H6, geom.cells[i][1], geom.cells[i][2])
                  for i in stones + doubted]
         turns = {letter: reading_turns(seat) for letter, seat in seats.items()}
-        unseen = [k for k, i in enumerate(stones) if fields["colour"][i] is None]
+        used = [0] * len(stones)  # the quarter turns each stone's crop is read at
         for k, i in enumerate(stones):
             colour = fields["colour"][i]
             if colour is not None and LETTERS[colour] in turns:
-                crops[k] = upright(crops[k], turns[LETTERS[colour]])
+                used[k] = turns[LETTERS[colour]]
+                crops[k] = upright(crops[k], used[k])
         predictions = predict(calibration, "stone", model, crops, 5)
-        _owner_turns(calibration, model, crops, predictions, unseen, turns)
+        _owner_turns(calibration, model, crops, predictions, used, turns)
         _best_turns(calibration, model, crops[:len(stones)], predictions)
         _one_of_each(predictions, len(stones), model.heads["digit"])
     from_above = float(np.hypot(*fields["shift"])) < SLANTED_MM

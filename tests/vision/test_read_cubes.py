@@ -407,3 +407,15 @@ def test_only_a_single_card_not_seen_is_named():
     players[1]["dependency"], players[2]["dependency"] = None, "red"  # red shown twice
     assert read_cubes._last_card(players, cards) == cards
     assert players[1]["dependency"] is None
+
+
+def test_a_stone_seen_in_another_colour_is_read_turned_for_the_models_colour():
+    # dev 1167 (any camera, warm light): black stones the classical look saw orange were
+    # turned for orange's seat, and four digits read wrong; the model reads them black,
+    # so they are read again turned for black's seat
+    _needs_model()
+    reading, position = _read(1167, "any")
+    want, have = position["grid"], reading.position["grid"]
+    black = [(r, c) for r in range(10) for c in range(10) if want[r][c][0] in "Kk"]
+    assert len(black) >= 4
+    assert [have[r][c] for r, c in black] == [want[r][c] for r, c in black]
