@@ -14,8 +14,12 @@ Seeds are ``start .. start + n - 1`` for both the position and the image.
 frame the board found or not, each element of the position (``elements``) right or wrong,
 the whole position exactly right, and the time from the raw frame to the observation;
 ``--truth-board`` hands the reader the render's true corners instead (the reader alone);
-``--kinds`` adds the e-SOLO-e family's errors by kind (``error_kinds``: occupancy, height,
-players, up face, faces given wrong or left null).
+``--truth-board --as-observed`` hands them to ``vision.observe`` as the registered board
+(``observe_on_truth``): what ``observe`` returns there, the reader's reading repaired by
+``most_likely_valid`` where the rules reject it; ``--kinds`` adds the e-SOLO-e family's
+errors by kind (``error_kinds``: occupancy, height, players, up face, faces given wrong or
+left null). ``--occlusion`` (``occlusion_rates``): hands on scripted frames, observed on
+their true corners.
 """
 
 from __future__ import annotations
@@ -103,6 +107,16 @@ def truth_fix(truth: dict) -> BoardFix:
     """The board fix of a render's true corners."""
     corners = np.array([truth["board"]["corners"][k] for k in CORNER_NAMES], np.float64)
     return BoardFix(corners, corners)
+
+
+def observe_on_truth(image: np.ndarray, game: str, truth: dict) -> dict:
+    """``vision.observe.observe`` of a render on its true corners, given as the
+    calibration's registered board (nothing finds the board): the observation ``observe``
+    returns on them (the reader; the board's edge checked for a hand beside the reader's
+    mask of its pieces, ``covered``; the position repaired by ``most_likely_valid``)."""
+    from vision.observe import observe
+
+    return observe(image, game, calibration={"board": truth_fix(truth).corners})
 
 
 def board_found(fix: BoardFix | None, truth: dict) -> bool:
@@ -207,11 +221,13 @@ class Frame:
     kinds: Counter = field(default_factory=Counter)
 
 
-def evaluate(game: str, seeds, camera: str = "overhead",
-             truth_board: bool = False) -> list[Frame]:
+def evaluate(game: str, seeds, camera: str = "overhead", truth_board: bool = False,
+             as_observed: bool = False) -> list[Frame]:
     """Render each seed (position and image), observe it and compare with the truth.
-    A frame whose board is not found counts every element wrong. The time is
-    ``observe`` (or, with ``truth_board``, the reader alone) on the raw frame."""
+    A frame whose board is not found counts every element wrong. ``truth_board``: the
+    reader alone on the render's true corners; with ``as_observed`` too, ``observe`` on
+    them (``observe_on_truth``). The time is ``observe`` (or the reader alone) on the raw
+    frame."""
     import importlib
 
     from vision.observe import READERS, ObserveError, observe
@@ -228,12 +244,13 @@ def evaluate(game: str, seeds, camera: str = "overhead",
         t0 = time.perf_counter()
         error, got, uncertain = None, None, []
         try:
-            if truth_board:
+            if truth_board and not as_observed:
                 fix = truth_fix(truth)
                 reading = importlib.import_module(READERS[game]).read(image, fix, geom, None)
                 got, uncertain, found = reading.position, reading.uncertain, True
             else:
-                obs = observe(image, game)
+                obs = (observe_on_truth(image, game, truth) if truth_board
+                       else observe(image, game))
                 got, uncertain = obs["position"], obs.get("uncertain", [])
                 found = board_found(BoardFix(np.array(
                     [obs["board"][k] for k in CORNER_NAMES], np.float64), None), truth)
@@ -253,15 +270,15 @@ def evaluate(game: str, seeds, camera: str = "overhead",
 
 def occlusion_rates(game: str, seeds=(3, 5), moves: int = 3) -> tuple[int, int, int, int]:
     """(hand frames seen, hand frames, still frames called occluded, still frames) of
-    ``vision.occlusion.edge_occlusion`` on the true corners of scripted games (overhead,
-    3 frames a second, the rules' first ``moves`` legal moves): a hand frame has a cell
-    the truth says a hand hides; a still frame is in phase still with no hand in view."""
+    scripted games (overhead, 3 frames a second, the rules' first ``moves`` legal moves)
+    observed on their true corners (``observe_on_truth``: a frame is called occluded where
+    the observation says so; the edge check beside the reader's mask of its pieces, as
+    ``observe`` does it): a hand frame has a cell the truth says a hand hides; a still
+    frame is in phase still with no hand in view."""
     from rules.registry import get_game
-    from vision.occlusion import edge_occlusion
     from vision.render.frame import RenderOptions
     from vision.render.script import ScriptedGame
 
-    geom = geometry(game)
     seen = hands = false = still = 0
     for seed in seeds:
         state = get_game(game).initial_state()
@@ -277,7 +294,7 @@ def occlusion_rates(game: str, seeds=(3, 5), moves: int = 3) -> tuple[int, int, 
             hand = any(c["hidden_by"] == "hand" for c in frame.truth["cells"])
             calm = frame.phase == "still" and not frame.truth["hands"]
             if hand or calm:
-                occluded = edge_occlusion(frame.image, truth_fix(frame.truth), geom).occluded
+                occluded = "occlusion" in observe_on_truth(frame.image, game, frame.truth)
                 seen, hands = seen + (hand and occluded), hands + hand
                 false, still = false + (calm and occluded), still + calm
     return seen, hands, false, still
@@ -304,12 +321,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="end to end through vision.observe, any game (evaluate)")
     parser.add_argument("--truth-board", action="store_true",
                         help="with --full: the reader alone, on the render's true corners")
+    parser.add_argument("--as-observed", action="store_true",
+                        help="with --full --truth-board: vision.observe on the true corners "
+                             "(observe_on_truth: the reading as observe returns it, repaired "
+                             "by most_likely_valid)")
     parser.add_argument("--occlusion", action="store_true",
-                        help="hands on scripted frames (occlusion_rates), per game")
+                        help="hands on scripted frames observed on their true corners "
+                             "(occlusion_rates), per game")
     parser.add_argument("--kinds", action="store_true",
                         help="with --full, e-SOLO-e family: the errors by kind (error_kinds) "
                              "over the found boards")
     args = parser.parse_args(argv)
+    if args.as_observed and not (args.full and args.truth_board):
+        parser.error("--as-observed goes with --full --truth-board (--full alone already "
+                     "measures vision.observe)")
     if args.occlusion:
         for game in args.games.split(","):
             seen, hands, false, still = occlusion_rates(game)
@@ -320,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         for game in args.games.split(","):
             for camera in args.camera.split(","):
                 frames = evaluate(game, range(args.start, args.start + args.n), camera,
-                                  args.truth_board)
+                                  args.truth_board, args.as_observed)
                 row = summary(frames)
                 print(f"{game:17s} {camera:8s} " + " ".join(
                     f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
