@@ -25,13 +25,17 @@
   (what enrolment captured before);
 - the real dice: enrol 5 crops of each pip count from one source group (crops the pip
   model was not trained on) as a set of ordinary dice (faces 1..6), measure on the other
-  groups (and the rest of that group).
+  groups (and the rest of that group);
+- light and colour (``colour_rows``): per e-SOLO-e game and light (as the training
+  renders draw it, and lamps unlike theirs), the cubes' players read right on a table's
+  frame without a colour calibration (before) and with one measured on another frame of
+  that table (after: white balance, exposure and the players' colours).
 """
 
 from __future__ import annotations
 
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import numpy as np
 
@@ -386,9 +390,133 @@ def real_dice_rows(per_class: int = REAL_PER_CLASS) -> list[dict]:
     return rows
 
 
+#: light unlike the training renders' (``vision.render.effects.random_effects``: a white
+#: balance error of a few per cent, the metered centre exposed to 0.33..0.56): the drawn
+#: imaging with the camera's white balance cast and exposure replaced
+COLOUR_LIGHTS = {
+    "as drawn": None,
+    "warm lamp, dim": {"wb": (0.6, 1.0, 1.5), "exposure": 0.22},
+    "cold light": {"wb": (1.45, 1.0, 0.7), "exposure": 0.3},
+}
+COLOUR_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
+COLOUR_SEEDS = range(600, 640)  # held out: tuned on 100..299
+CALIBRATION_FRAME, TEST_FRAME = 0, 1  # the sensor noise of a table's two frames
+
+
+def _colour_table(game: str, seed: int, light: dict | None):
+    """(test frame, its truth, the calibration dict without colour, the colour file's
+    ``ColourCalibration`` or None where it could not be measured) of table ``seed``:
+    its imaging drawn from the seed with ``light``'s changes; the colour measured on a
+    frame of the table with a cube of player 0 on the first field and one of player 1 on
+    the last (``calibrate_colour``, the board registered from the true corners)."""
+    from dataclasses import replace
+
+    from calibration import colour, registration
+    from calibration.files import CORNER_NAMES, CameraCalibration
+    from vision.board import geometry
+    from vision.render.effects import random_effects
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+    from vision.render.rng import make_rng
+
+    fx = random_effects(make_rng(seed, "effects"))
+    if light is not None:
+        fx = replace(fx, exposure=light["exposure"],
+                     wb=tuple(a * b for a, b in zip(fx.wb, light["wb"], strict=True)))
+    cells = [[] for _ in geometry(game).cells]
+    names = [name for name, *_ in geometry(game).cells]
+    for player, k in ((0, 0), (1, -1)):
+        cells[k] = [{"player": player, "faces": dict.fromkeys(
+            ("up", "down", "north", "south", "east", "west"))}]
+    shown, truth = render_scene(game, {"cells": cells}, seed, options=RenderOptions(
+        effects=fx, frame=CALIBRATION_FRAME))
+    # the fields as vision names them (a square tile without marks: by the camera)
+    where = {stack[0]["player"]: names[i] for i, stack in enumerate(truth["position"]["cells"])
+             if stack}
+    image, truth = render_scene(game, random_position(game, seed), seed,
+                                options=RenderOptions(effects=fx, frame=TEST_FRAME))
+    corners = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
+    camera = CameraCalibration(np.array(truth["camera"]["K"]),
+                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    reg = registration.register_manual(corners, game, (1280, 720))
+    try:
+        cal = colour.calibrate_colour([shown], reg, {"player 0": where[0],
+                                                     "player 1": where[1]}, camera=camera)
+    except colour.ColourError:
+        cal = None
+    return image, truth, {"board": corners, "K": camera.K, "dist": camera.dist}, cal
+
+
+def _players(game: str, image: np.ndarray, truth: dict, calibration: dict) -> Counter:
+    """The truth's cubes (``top``: each stack's top cube, ``lower``: the others) and
+    those whose player ``image`` observed with ``calibration`` reads right (``top
+    right``: the field read occupied, its top cube's player the truth's; ``lower
+    right``: the stack read at its height, the cube's player the truth's)."""
+    from vision.observe import observe
+
+    got = observe(image, game, calibration=calibration)["position"]["cells"]
+    out: Counter = Counter()
+    for want, read in zip(truth["position"]["cells"], got, strict=True):
+        if not want:
+            continue
+        out["top"] += 1
+        out["top right"] += bool(read) and read[-1]["player"] == want[-1]["player"]
+        out["lower"] += len(want) - 1
+        if len(read) == len(want):
+            out["lower right"] += sum(w["player"] == r["player"]
+                                      for w, r in zip(want[:-1], read[:-1], strict=True))
+    return out
+
+
+def colour_rows(seeds=COLOUR_SEEDS, games=COLOUR_GAMES, lights=tuple(COLOUR_LIGHTS)
+                ) -> list[dict]:
+    """Per game and light: the cubes whose player is read right (top cubes of the stacks
+    read occupied, lower cubes of those read at their height) without a colour file
+    (before) and with one (after), each table's test frame read on its true corners and
+    camera; beside them the colour file's white balance alone, with its exposure gain,
+    then with the players' colours."""
+    from calibration.files import ColourCalibration, colour_entries
+
+    rows = []
+    for game in games:
+        for light in lights:
+            tallies = defaultdict(Counter)
+            failed = 0
+            for seed in seeds:
+                image, truth, base, cal = _colour_table(game, seed, COLOUR_LIGHTS[light])
+                if cal is None:
+                    failed += 1
+                wb = None if cal is None else ColourCalibration(
+                    cal.wb_gains, {**cal.exposure, "gain": 1.0}, cal.reference, {})
+                exposed = None if cal is None else ColourCalibration(
+                    cal.wb_gains, cal.exposure, cal.reference, {})
+                for name, extra in (("none", {}),
+                                    ("white balance", {"colour": wb} if wb else {}),
+                                    ("+ exposure", {"colour": exposed} if exposed else {}),
+                                    ("+ players", colour_entries(cal) if cal else {})):
+                    tallies[name] += _players(game, image, truth, {**base, **extra})
+
+            def right(t: Counter) -> int:
+                return t["top right"] + t["lower right"]
+
+            before, after = tallies["none"], tallies["+ players"]
+            n = before["top"] + before["lower"]
+            steps = ", ".join(f"{k} {right(tallies[k])}" for k in
+                              ("white balance", "+ exposure"))
+            rows.append(_row("cube players read right (colour file)",
+                             f"{game}, {light}, seeds {seeds[0]}..{seeds[-1]}", n,
+                             f"{right(before)}/{n}", f"{right(after)}/{n}",
+                             f"{steps}, + players {right(after)}; top cubes "
+                             f"{before['top right']} -> {after['top right']} of "
+                             f"{before['top']}, lower {before['lower right']} -> "
+                             f"{after['lower right']} of {before['lower']}"
+                             + (f"; not measured {failed}" if failed else "")))
+    return rows
+
+
 def measure() -> list[dict]:
     return (camera_rows() + board_rows() + synthetic_rows() + stone_field_rows()
-            + table_rows() + real_dice_rows())
+            + table_rows() + real_dice_rows() + colour_rows())
 
 
 if __name__ == "__main__":
@@ -396,13 +524,16 @@ if __name__ == "__main__":
 
     from bench.__main__ import format_table
 
-    # python -m bench.calibration_bench [boards FIRST..LAST]: every table, or the board
-    # rows alone on those seeds (held out: not the dev seeds 100..399)
+    # python -m bench.calibration_bench [boards|colour FIRST..LAST]: every table, or the
+    # board rows (held out: not the dev seeds 100..399) or the colour rows alone on those
+    # seeds
     args, seeds = sys.argv[1:], None
-    if len(args) == 2 and args[0] == "boards":
+    if len(args) == 2 and args[0] in ("boards", "colour"):
         first, _, last = args[1].partition("..")
-        if first.isdigit() and last.isdigit():
+        if first.isdigit() and last.isdigit() and int(first) <= int(last):
             seeds = range(int(first), int(last) + 1)
     if args and seeds is None:
-        sys.exit("usage: python -m bench.calibration_bench [boards FIRST..LAST]")
-    print(format_table(TITLE, board_rows(seeds) if args else measure()))
+        sys.exit("usage: python -m bench.calibration_bench [boards|colour FIRST..LAST]")
+    rows = measure() if not args else (board_rows if args[0] == "boards" else colour_rows)(
+        seeds)
+    print(format_table(TITLE, rows))

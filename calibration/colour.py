@@ -11,19 +11,24 @@ level (mean of the balanced channels, 0..255) and the gain that brings it to
 white balance can no longer be read), with the share of clipped reference pixels.
 
 Pieces: the top of a piece standing on a named field (the field's central square on the
-plane ``height_mm`` above the board, through the board's pose), its median BGR after the
-gains, and that colour in Lab (OpenCV's 8-bit scale: L 0..255, a and b offset by 128).
+plane ``height_mm`` above the board, through the board's pose), its colour in the frame
+as ``ColourCalibration.apply`` gives it (after the white balance and the exposure gain,
+as the readers see it): the medians BGR and Lab (OpenCV's 8-bit scale: L 0..255, a and b
+offset by 128) of its lighter half (``vision.piece_colours.colour_of``: the print left
+out). The readers use the pieces named as ``vision.piece_colours.NAMES``
+says (e-SOLO-e: ``player 0``, natural wood, and ``player 1``, green); other names are
+stored and not used.
 """
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from calibration.files import BoardRegistration, CameraCalibration, ColourCalibration
 from calibration.registration import homography
 from vision.board import BoardFix, geometry
 from vision.grid import board_pose, rectify, square_crop
+from vision.piece_colours import colour_of
 
 TARGET_LEVEL = 180.0  # below the highlight shoulder cameras compress (about 205)
 CLIPPED = 250  # a reference pixel this bright in any channel is clipped
@@ -94,7 +99,8 @@ def white_balance(pixels: np.ndarray) -> tuple[np.ndarray, dict]:
 def piece_colour(images: list[np.ndarray], reg: BoardRegistration, cell: str,
                  gains: np.ndarray, height_mm: float,
                  camera: CameraCalibration | None = None) -> dict:
-    """The top colour of the piece on field ``cell``: {"bgr", "lab", "field"}."""
+    """The top colour of the piece on field ``cell``: {"bgr", "lab", "field"}; ``gains``:
+    the B, G, R multipliers of the frame as it is read (``ColourCalibration.gains``)."""
     geom = geometry(reg.game)
     names = [c[0] for c in geom.cells]
     if cell not in names:
@@ -109,11 +115,10 @@ def piece_colour(images: list[np.ndarray], reg: BoardRegistration, cell: str,
     for image in images:
         crop = square_crop(image, H, u, v, half * FIELD_SHRINK, 24)
         pixels.append(crop.reshape(-1, 3))
-    bgr = np.median(np.concatenate(pixels).astype(np.float64), axis=0) * gains
-    bgr = np.clip(bgr, 0, 255)
-    lab = cv2.cvtColor(np.uint8(np.round(bgr)).reshape(1, 1, 3), cv2.COLOR_BGR2Lab)
+    seen = np.clip(np.concatenate(pixels).astype(np.float64) * gains + 0.5, 0, 255)
+    bgr, lab = colour_of(seen.astype(np.uint8))
     return {"field": cell, "bgr": np.round(bgr, 2).tolist(),
-            "lab": lab.reshape(3).astype(float).tolist()}
+            "lab": np.round(lab, 2).tolist()}
 
 
 def calibrate_colour(images: list[np.ndarray], reg: BoardRegistration | None,
@@ -136,9 +141,10 @@ def calibrate_colour(images: list[np.ndarray], reg: BoardRegistration | None,
                               "and give its rectangle (--white x,y,w,h)")
         pixels, reference = board_reference(images, reg), "board top"
     gains, exposure = white_balance(pixels)
+    cal = ColourCalibration(gains, exposure, reference, {})
     measured = {}
     for name, cell in (pieces or {}).items():
         if reg is None:
             raise ColourError("piece colours need a board registration")
-        measured[name] = piece_colour(images, reg, cell, gains, height_mm, camera)
+        measured[name] = piece_colour(images, reg, cell, cal.gains, height_mm, camera)
     return ColourCalibration(gains, exposure, reference, measured)

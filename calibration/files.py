@@ -14,7 +14,8 @@ UTC). Kinds:
   reprojection error in millimetres on the board plane).
 - ``colour``  ``wb_gains`` (B, G, R multipliers that make the reference white grey),
   ``exposure`` (the reference's measured level and the gain that brings it to the target),
-  ``pieces`` (each player's piece colour, BGR and Lab, after the gains).
+  ``pieces`` (each named piece's colour, BGR and Lab, in the frame as ``apply`` gives it:
+  after the gains and the exposure gain).
 - ``profile`` a set enrolment: per model, the head it adapts, the classes enrolled, their
   prototypes on the model's embedding, the captures per class and the cross-validated
   accuracy (``calibration.enrol``).
@@ -207,9 +208,9 @@ class BoardRegistration:
 @dataclass(frozen=True)
 class ColourCalibration:
     wb_gains: np.ndarray  # B, G, R
-    exposure: dict  # level (0..255 of the reference before gains), target, gain
+    exposure: dict  # level (0..255 of the reference after the gains), target, gain
     reference: str  # what the gains were measured on
-    pieces: dict  # name -> {"bgr": [...], "lab": [...]}
+    pieces: dict  # name -> {"field", "bgr": [...], "lab": [...]} as ``apply`` gives them
     date: str = field(default_factory=now)
 
     KIND = "colour"
@@ -225,16 +226,24 @@ class ColourCalibration:
             r.fail("wb_gains", "gains must be positive")
         e = r.sub("exposure")
         e.number("level", 0, 255)
-        e.number("gain", 0)
+        if e.number("gain", 0) == 0:
+            e.fail("gain", "must be positive")
         pieces = r.sub("pieces")
         for _, p in pieces.items():
             p.array("bgr", (3,), "three numbers (B, G, R)")
             p.array("lab", (3,), "three numbers (L, a, b)")
         return cls(gains, e.data, r.string("reference"), pieces.data, r.date())
 
+    @property
+    def gains(self) -> np.ndarray:
+        """The B, G, R multipliers ``apply`` uses: the white balance times the exposure
+        gain (that brings the reference to its target level)."""
+        return self.wb_gains * float(self.exposure["gain"])
+
     def apply(self, image: np.ndarray) -> np.ndarray:
-        """``image`` (BGR uint8) with the white balance gains applied."""
-        out = image.astype(np.float32) * self.wb_gains.astype(np.float32)
+        """``image`` (BGR uint8) white-balanced and brought to the target exposure (the
+        frame every reader and enrolment are given)."""
+        out = image.astype(np.float32) * self.gains.astype(np.float32)
         return np.clip(out + 0.5, 0, 255).astype(np.uint8)
 
 
@@ -341,13 +350,26 @@ def load(path: str | Path, kind: str | None = None):
     return parse(data, source, kind)
 
 
+def colour_entries(cal: ColourCalibration) -> dict:
+    """The calibration dict's entries of a colour file: ``colour`` (the object, for its
+    ``apply``) and, where it measured any, ``pieces``: name -> Lab [L, a, b] (OpenCV's
+    8-bit scale) of each piece in the frame as ``apply`` gives it (the readers' names:
+    ``vision.piece_colours``)."""
+    out: dict = {"colour": cal}
+    if cal.pieces:
+        out["pieces"] = {name: [float(v) for v in p["lab"]] for name, p in cal.pieces.items()}
+    return out
+
+
 def for_vision(*, camera: str | Path | None = None, board: str | Path | None = None,
                colour: str | Path | None = None, profile: str | Path | None = None,
                game: str | None = None) -> dict:
     """The ``calibration`` dict ``vision.observe.observe`` takes, from the files given
     (each validated by ``load``; ``CalibrationError`` names the file and key): ``K`` and
     ``dist`` of the camera file, ``board`` (the registered corners), ``colour`` (the
-    ``ColourCalibration``: its ``apply`` white-balances a frame) and ``profile``
+    ``ColourCalibration``: its ``apply`` white-balances a frame and brings it to the
+    target exposure) with ``pieces`` (``colour_pieces``: the measured piece colours, plain
+    data, where the file names any) and ``profile``
     (``calibration.enrol.Profile``: its ``predict`` reads the enrolled pieces). ``game``:
     the game observed; a board registered for another game is refused."""
     out: dict = {}
@@ -361,7 +383,7 @@ def for_vision(*, camera: str | Path | None = None, board: str | Path | None = N
                                    f"registered, not that of {game}")
         out["board"] = reg.corners
     if colour is not None:
-        out["colour"] = load(colour, "colour")
+        out.update(colour_entries(load(colour, "colour")))
     if profile is not None:
         from calibration.enrol import Profile
 

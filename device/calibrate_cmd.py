@@ -55,16 +55,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     col = sub.add_parser("colour", help="white balance, exposure and piece colours",
                          description="Measure white balance and exposure on the board top "
-                                     "(or a white sheet) and the players' piece colours.")
-    col.add_argument("--board", metavar="FILE", help="board file (tableref calibrate board)")
+                                     "(or a white sheet) and the players' piece colours. "
+                                     "Given to tableref observe, camera or run (--colour), "
+                                     "the gains and the exposure gain are applied to every "
+                                     "frame before it is read, and the readers decide their "
+                                     "pieces' colours from the pieces measured under the "
+                                     "names they use (e-SOLO-e: 'player 0', natural wood, "
+                                     "and 'player 1', green; other names are stored, not "
+                                     "used).")
+    col.add_argument("--board", metavar="FILE", help="board file (tableref calibrate board; "
+                     "needed for --piece and for a white board top)")
     _frame_args(col, "frames of the board, pieces standing on the fields named by --piece")
-    col.add_argument("--frames", type=int, default=3, help="frames to use (default 3)")
+    col.add_argument("--frames", type=int, default=3,
+                     help="frames to use (default 3: the first 3 IMAGEs, or of the source)")
     col.add_argument("--white", metavar="x,y,w,h",
                      help="measure white on this rectangle of the frame (a white sheet) "
                           "instead of the board top")
     col.add_argument("--piece", action="append", default=[], metavar="NAME=FIELD",
                      help="a piece to measure and the field it stands on (repeat), e.g. "
-                          "'player 0=0'")
+                          "'player 0=0' 'player 1=4' (the names e-SOLO-e's reader uses)")
     col.add_argument("--height", type=float, default=18.0,
                      help="height of the pieces' tops above the board, mm (default 18: "
                           "an e-SOLO-e cube)")
@@ -307,6 +316,8 @@ def _colour(args) -> int:
                                       height_mm=args.height, camera=camera)
     except colour.ColourError as e:
         raise _Fail(1, str(e)) from None
+    if reg is not None:
+        _pieces_warning(reg.game, pieces)
     exposure = cal.exposure
     if exposure["level"] > colour.SHOULDER or exposure["clipped"] > 0.01:
         _say(f"warning: the reference is very bright (level {exposure['level']:.0f}, "
@@ -316,6 +327,21 @@ def _colour(args) -> int:
                            "exposure": exposure,
                            "pieces": {k: v["lab"] for k, v in cal.pieces.items()}})
     return 0
+
+
+def _pieces_warning(game: str, pieces: dict) -> None:
+    """Say which of ``pieces`` the game's reader will not use, and which it needs."""
+    from vision.piece_colours import NAMES
+
+    used = NAMES.get(game, ())
+    missing = [n for n in used if n not in pieces]
+    if missing:
+        _say(f"warning: {game}'s reader decides its players' colours from pieces named "
+             f"{' and '.join(map(repr, used))}; without {' and '.join(map(repr, missing))} "
+             "it keeps its fixed rule")
+    unused = [n for n in pieces if n not in used]
+    if unused:
+        _say(f"note: {', '.join(map(repr, unused))} stored, not used by {game}'s reader")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -33,8 +33,11 @@ from ``calibration/``, the values are plain arrays or duck-typed objects):
   assumed Raspberry Pi camera);
 - ``"board"``: the registered board corners (4 x 2 px: nw, ne, se, sw), used in place of
   ``find_board`` (the caller knows the board has not moved since it was registered);
-- ``"colour"``: an object with ``apply(image) -> image`` (the white balance), applied to
-  the frame before anything reads it;
+- ``"colour"``: an object with ``apply(image) -> image`` (the white balance and the
+  exposure gain), applied to the frame once, before anything reads it;
+- ``"pieces"``: piece name -> Lab [L, a, b] of the set's pieces as measured in that frame
+  (``vision.piece_colours``: the readers decide their pieces' colours from the names
+  they use, by their fixed rules where not given);
 - ``"profile"``: an object with ``predict(model_name, model, crops, top_k)`` answering what
   ``Classifier.predict`` answers: the readers call it in place of ``model.predict``
   (``predict`` below); for a model it does not adapt it gives the model's own reading;

@@ -42,6 +42,7 @@ import numpy as np
 
 from rules.cube import BLANK
 from vision import cube_geometry as cg
+from vision import piece_colours
 from vision.board import BoardFix, Geometry, homography, material_score, three_and_c_blue
 from vision.classifier import shared
 from vision.grid import board_pose, rectify, square_crop
@@ -199,13 +200,20 @@ def _margin_reference(image: np.ndarray, H: np.ndarray, geom: Geometry) -> tuple
     return float(np.median(score[mask])), np.median(lab[mask], axis=0)
 
 
-def _player(crop: np.ndarray, glaze_a: float) -> tuple[int, float]:
+def _player(crop: np.ndarray, glaze_a: float, pieces: np.ndarray | None = None
+            ) -> tuple[int, float]:
     """(player, confidence) of a cube top: 1 for green stain, 0 for natural wood, by the
     median of Lab's green-red axis relative to the white glaze's (measured on renders:
-    natural wood above ``GREEN_BELOW_A``, green stain below)."""
-    a = float(np.median(cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)[..., 1])) - glaze_a
-    conf = float(np.clip(0.5 + abs(a - GREEN_BELOW_A) / 12.0, 0.5, 1.0))
-    return (1, conf) if a < GREEN_BELOW_A else (0, conf)
+    natural wood above ``GREEN_BELOW_A``, green stain below); where the calibration
+    measured the players' colours (``pieces``: ``vision.piece_colours.measured``), on
+    the top's lighter half, halfway between theirs (``piece_colours.green_red``)."""
+    if pieces is None:
+        a = float(np.median(cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)[..., 1])) - glaze_a
+        below = GREEN_BELOW_A
+    else:
+        a, below = piece_colours.green_red(crop, glaze_a, pieces)
+    conf = float(np.clip(0.5 + abs(a - below) / 12.0, 0.5, 1.0))
+    return (1, conf) if a < below else (0, conf)
 
 
 def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze,
@@ -496,6 +504,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     symbols = model is not None and _has_symbols(geom.game)  # else the colour head only
     reference, glaze = _margin_reference(image, H, geom)
     reference, glaze_a = max(reference, 1.0), float(glaze[1])
+    pieces = piece_colours.measured(calibration, geom.game)
     out = []
     blue_fields = set(three_and_c_blue()) if geom.game == "esoloe-3andc" else set()
     for i, (_, u, v, half) in enumerate(geom.cells):
@@ -503,7 +512,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         p = _occupied(crop, geom, reference, glaze, i in blue_fields)
         field = {"occupied": p >= 0.5, "confidence": max(p, 1 - p)}
         if field["confidence"] < FACE_CONFIDENT:  # a cube missed would be this player's
-            field["player"], field["player_confidence"] = _player(crop, glaze_a)
+            field["player"], field["player_confidence"] = _player(crop, glaze_a, pieces)
         out.append(field)
     stacking = geom.game in STACKING
     prior = PRIOR if stacking else FLAT_PRIOR
@@ -541,7 +550,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     for f in found:
         field, n, (tu, tv, yaw) = f["field"], f["n"], f["top"]
         player, pconf = _player(square_crop(image, f["H_top"], tu, tv, CUBE_MM * 0.35, 16),
-                                glaze_a)
+                                glaze_a, pieces)
         height = f["height"].flattened(HIDDEN_KEEP) if field.get("hidden") else f["height"]
         field.update(height=n, height_confidence=height.probabilities[n - 1],
                      heights=height.probabilities, player=player,
@@ -567,7 +576,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
                 if got is not None:
                     crops.append(got[0])
                     seen.append((field, level, d, got[1], got[2]))
-    _colours_from_sides(crops, seen, glaze_a)
+    _colours_from_sides(crops, seen, glaze_a, pieces)
     if model is None or not crops:
         return out
     evidence: dict[tuple[int, int], list] = {}
@@ -831,7 +840,8 @@ def _colour(cube: dict, log_odds: float, top: bool) -> None:
     cube["player_confidence"] = float(1 / (1 + np.exp(-abs(log_odds))))
 
 
-def _colours_from_sides(crops: list, seen: list, glaze_a: float) -> None:
+def _colours_from_sides(crops: list, seen: list, glaze_a: float,
+                        pieces: np.ndarray | None = None) -> None:
     """The player of each lower cube from the widest side face seen of it, by Lab (the
     colour head, where the model is there, replaces this: ``_colour``)."""
     best: dict = {}
@@ -842,7 +852,7 @@ def _colours_from_sides(crops: list, seen: list, glaze_a: float) -> None:
         if key not in best or across > best[key][0]:
             best[key] = (across, field, level, crop)
     for _, field, level, crop in best.values():
-        player, conf = _player(crop[8:24, 8:24], glaze_a)
+        player, conf = _player(crop[8:24, 8:24], glaze_a, pieces)
         field["cubes"][level].update(player=player, player_confidence=conf)
 
 

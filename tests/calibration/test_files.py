@@ -103,6 +103,7 @@ def test_wrong_kind_and_unreadable(tmp_path):
 
 
 def test_colour_apply():
+    """The white balance and the exposure gain (1.11), both once."""
     colour = examples()[2]
     image = np.full((2, 2, 3), 100, np.uint8)
-    assert colour.apply(image)[0, 0].tolist() == [110, 100, 90]
+    assert colour.apply(image)[0, 0].tolist() == [122, 111, 100]

@@ -1,0 +1,65 @@
+"""The players' piece colours as measured on the set (``tableref calibrate colour
+--piece NAME=FIELD``), and the colour decision the readers make with them.
+
+The calibration dict's ``pieces`` (``calibration.files.colour_entries``) maps a piece's
+name to its Lab [L, a, b] (OpenCV's 8-bit scale: a and b offset by 128) in the frame as
+the colour calibration's ``apply`` gives it, the frame every reader is given, where the
+white board top is grey. ``NAMES`` says which names each game's reader uses; where the
+calibration gives them all, the reader decides that colour from them, else by its own
+fixed rule (as without a calibration).
+
+e-SOLO-e (``green_red``): a cube's colour against the glaze's on Lab's green-red axis, as
+the fixed rule has it, but over the top's lighter half (``colour_of``: the print left
+out) and with the boundary halfway between the two measured players' (the fixed rule's
+boundary, ``read_esoloe.GREEN_BELOW_A``, was fitted on the training renders' woods and
+light). Against the glaze seen in the same frame, not against grey: a frame's cast that
+the colour file does not undo (a camera's highlight shoulder compresses the glaze,
+another exposure another way) moves the glaze and the cubes alike.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+GREY = 128.0  # Lab a and b of grey (the board top after the white balance)
+
+#: per game, the names of the pieces whose colour its reader decides, in its order (the
+#: index is what the reader reads: e-SOLO-e's player 0, natural wood, and 1, green)
+NAMES = {
+    "esoloe": ("player 0", "player 1"),
+    "esoloe-tictactoe": ("player 0", "player 1"),
+    "esoloe-3andc": ("player 0", "player 1"),
+}
+
+
+def measured(calibration: dict | None, game: str) -> np.ndarray | None:
+    """(k, 3) Lab of ``game``'s pieces (``NAMES``' order) from the calibration's
+    ``pieces``; None where the game has none or the calibration does not give them all."""
+    pieces = (calibration or {}).get("pieces") or {}
+    names = NAMES.get(game)
+    if not names or any(n not in pieces for n in names):
+        return None
+    return np.array([pieces[n] for n in names], np.float64).reshape(len(names), 3)
+
+
+def colour_of(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(BGR, Lab) medians of a piece's top (``pixels``: BGR uint8, any shape) over its
+    lighter half (the half of its pixels of highest Lab L): the print left out (e-SOLO-e's symbols
+    are printed in dark ink, indigo on some sets, which pulls the whole top's median
+    hue towards blue). What ``tableref calibrate colour`` measures and the readers
+    compare with it."""
+    bgr = np.asarray(pixels, np.uint8).reshape(-1, 1, 3)
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float64)
+    light = np.argsort(lab[:, 0], kind="stable")[len(lab) // 2:]
+    return (np.median(bgr.reshape(-1, 3)[light].astype(np.float64), axis=0),
+            np.median(lab[light], axis=0))
+
+
+def green_red(crop: np.ndarray, glaze_a: float, colours: np.ndarray
+              ) -> tuple[float, float]:
+    """(the Lab a of ``crop``'s (BGR uint8) colour less the glaze's ``glaze_a``, the
+    boundary between the two measured colours ``colours`` ((2, 3) Lab) on that axis:
+    halfway between their a, less grey's)."""
+    return (float(colour_of(crop)[1][1]) - glaze_a,
+            float(colours[0][1] + colours[1][1]) / 2 - GREY)
