@@ -59,7 +59,7 @@ FRAMES = 5  # frames the automatic registration averages
 NAMING_MARGIN_DEG = 10.0  # a camera rule's naming this near its ambiguity is to be checked
 #: ceramic tiles whose edge model's painted lines (the frame line and the fields' outlines)
 #: ``on_lines`` checks the found corners against (3andC's black dots in its fields did not
-#: draw a side onto them on the dev renders: docs/calibration.md, Session 7)
+#: draw a side onto them on the dev renders: docs/history/calibration.md, Session 7)
 LINE_FIT = frozenset({"esoloe", "esoloe-tictactoe", "esoloe-3andc"})
 #: sides (0 north .. 3 west) ``on_lines`` may move, where not all four: e-SOLO-e's maker's
 #: mark in the south margin draws its south side onto it
@@ -86,7 +86,7 @@ GLAZE_SHARE = 0.9
 #: ``OUT_CHECKED_MM``: on blurred tiles seen at 1..1.3 px a mm the table or a shadow beside
 #: the edge showed in the lines' map as a line, and right sides were moved 6 mm out (the
 #: frame line onto the fields' outlines); a side the finder put on a painted line's flank
-#: stepped down 0.3 of it at most (docs/calibration.md, session 8)
+#: stepped down 0.3 of it at most (docs/history/calibration.md, Session 8)
 EDGE_SHARE = 0.35
 
 
