@@ -528,12 +528,16 @@ if __name__ == "__main__":
     # board rows (held out: not the dev seeds 100..399) or the colour rows alone on those
     # seeds
     args, seeds = sys.argv[1:], None
+    usage = "usage: python -m bench.calibration_bench [boards|colour FIRST..LAST]"
+    if args in (["-h"], ["--help"]):
+        print(f"{usage}\n\n{__doc__}")
+        sys.exit(0)
     if len(args) == 2 and args[0] in ("boards", "colour"):
         first, _, last = args[1].partition("..")
         if first.isdigit() and last.isdigit() and int(first) <= int(last):
             seeds = range(int(first), int(last) + 1)
     if args and seeds is None:
-        sys.exit("usage: python -m bench.calibration_bench [boards|colour FIRST..LAST]")
+        sys.exit(usage)
     rows = measure() if not args else (board_rows if args[0] == "boards" else colour_rows)(
         seeds)
     print(format_table(TITLE, rows))
