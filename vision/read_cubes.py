@@ -24,7 +24,9 @@ once (array operations, no per-field loop):
   outline and slanted ones on the side faces and lines. Where it doubts (``DOUBT``), the
   stone model's white or empty is added to it (``_white_or_empty``; from above leaning
   towards empty, ``FROM_ABOVE``). The probability is the token's confidence, the other
-  token its alternative;
+  token its alternative. In play (a player's stone on the board) too few white stones
+  read are made up by the likeliest empty fields, read white in doubt
+  (``_whites_in_play``);
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
   kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``, rectified
@@ -62,7 +64,7 @@ import itertools
 import cv2
 import numpy as np
 
-from rules.cubes_position import reading_turns
+from rules.cubes_position import WHITES, reading_turns
 from vision.board import BoardFix, Geometry, homography
 from vision.classifier import Prediction, shared, stone_token
 from vision.grid import board_pose, square_crop
@@ -593,6 +595,26 @@ def _last_card(players: list[dict], cards: dict) -> dict:
                                         if p is not missing[0]))}
 
 
+def _whites_in_play(grid: list[list], p_white: dict[int, float],
+                    n_players: int) -> dict[int, float]:
+    """The colourless fields (``p_white``: field -> white-or-empty probability, their
+    tokens not yet in ``grid``) to read white, at 0.5 (in doubt, empty the alternative),
+    where the game is in play and too few white stones were read: a player's stone lies
+    on the board (``grid``: the stones read), so the setup is over and
+    ``rules.cubes_position.WHITES`` white stones lie there for ``n_players`` (none is
+    ever taken away, a shift only moves one); the likeliest fields read empty make up
+    the count. Not the other way: a player seen that is not there (a card read at an
+    empty seat, dev 1137, 1159) would lower the count and take right white stones away.
+    Dev 1000..1399 (true corners): white stones missed 24 -> 2 (1187: 9 missed on a
+    lamp-lit board seen at 58 degrees, the side faces as light as the tops), 2 empty
+    fields read white instead, exact 386 -> 390 of 400, wrong and not in doubt 16 -> 5."""
+    if not any(t not in (None, ".", "W") for row in grid for t in row):
+        return {}
+    read = sum(t == "W" for row in grid for t in row) + sum(p >= 0.5 for p in p_white.values())
+    empty = sorted((i for i, p in p_white.items() if p < 0.5), key=lambda i: -p_white[i])
+    return {i: 0.5 for i in empty[:max(WHITES[n_players] - read, 0)]}
+
+
 def planes(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | None):
     """Homographies (board mm -> image px) of the board's top, the stones' tops and the
     table: the board's exactly through its four corners (``vision.board.homography``),
@@ -669,16 +691,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     second = {i: _white_or_empty(predictions[len(stones) + k]["kind"], float(white[i]),
                                  from_above)
               for k, i in enumerate(doubted)}
-    for i in plain:
-        r, c = divmod(i, 10)
-        p = float(white[i])
-        if second.get(i) is not None:
-            p = second[i]
-        if p >= 0.5:
-            grid[r][c] = "W"
-            reading.add(p, f"grid.{r}.{c}", 0.9, [[".", round(1 - p, 4)]])
-        else:
-            reading.add(1 - p, f"grid.{r}.{c}", 0.9, [["W", round(p, 4)]])
+    p_white = {i: second[i] if second.get(i) is not None else float(white[i]) for i in plain}
     for k, i in enumerate(stones):
         r, c = divmod(i, 10)
         path = f"grid.{r}.{c}"
@@ -714,6 +727,18 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         grid[r][c] = token
         reading.add(min(conf, float(fields["confidence"][i])) if letter else conf, path, 0.9,
                     alts)
+    # the count of white stones in play, where the players are known (the calibration's,
+    # or every listed player's card read)
+    if (calibration or {}).get("players") or all(p["dependency"] for p in players):
+        p_white.update(_whites_in_play(grid, p_white, len(players)))
+    for i in plain:
+        r, c = divmod(i, 10)
+        p = p_white[i]
+        if p >= 0.5:
+            grid[r][c] = "W"
+            reading.add(p, f"grid.{r}.{c}", 0.9, [[".", round(1 - p, 4)]])
+        else:
+            reading.add(1 - p, f"grid.{r}.{c}", 0.9, [["W", round(p, 4)]])
     for i, p in enumerate(reading.position["players"]):
         colour, conf = cards[p["seat"]]
         if colour is not None:  # a card not seen is null, a reading of nothing (see _cards)
