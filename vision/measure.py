@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{game:17s} {camera:8s} " + " ".join(
                     f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
                     for k, v in row.items()), flush=True)
-                if args.kinds:
+                if args.kinds and game in ESOLOE_GAMES:
                     kinds = sum((f.kinds for f in frames), Counter())
                     print("    " + ", ".join(f"{k} {v}" for k, v in kinds.items()), flush=True)
         return 0

@@ -40,6 +40,13 @@ def test_as_observed_without_truth_board_is_refused(capsys):
     assert "--as-observed goes with --full --truth-board" in capsys.readouterr().err
 
 
+def test_kinds_are_printed_for_the_esoloe_family_alone(capsys):
+    assert main(["--full", "--truth-board", "--kinds", "--games", "tyr", "--n", "1",
+                 "--start", str(SEED), "--camera", "overhead"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("tyr") and "element %" in line
+
+
 def test_stacks_leaning_across_the_edge_are_no_hand_as_observed():
     """The frames --occlusion counts are observed as observe observes them: e-SOLO-e's
     tall stacks at the strip's ends, seen obliquely (dev seed), cross the board's edge in
