@@ -217,9 +217,11 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     board fix's). ``camera``: the camera's centre (u, v, height above the plane, mm; from
     ``plane``), None for straight above the region's middle. ``no_dice``: a polygon
     (board mm on this plane) where no die's top lies (Neunfeld's board and the pawns on
-    it as seen on this plane). ``faint_on``: a polygon (board mm) where a blue or red die
-    whose pips do not show is sought by its colour alone (Tyr's board: a red die on red
-    leather, its one blurred pip too faint for the pip mask), at 0.6 at most.
+    it as seen on this plane): no window, top's fit or pips' centroid puts a top there
+    (a black die's fit and its pips' centroid did: dev 179, A's pawn on field 9).
+    ``faint_on``: a polygon (board mm) where a blue or red die whose pips do not show is
+    sought by its colour alone (Tyr's board: a red die on red leather, its one blurred pip
+    too faint for the pip mask), at 0.6 at most.
 
     Per colour, the mean of its score (``colour_scores``, pips left out) over a die-sized
     window; the best window holds the die when that mean reaches ``PRESENT``. The die's
@@ -259,8 +261,10 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 1)
         return mask.astype(bool)
 
+    barred = np.zeros(weight.shape, bool)  # where no top's centre lies
     if no_dice is not None:
-        weight = weight * ~polygon(no_dice)
+        barred = polygon(no_dice)
+        weight = weight * ~barred
     faint_where = None if faint_on is None else polygon(faint_on)
 
     def window_mean(score: np.ndarray) -> np.ndarray:
@@ -341,7 +345,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         # (no side face seen) the most of them, at a slant its side faces' pips count too
         if colour == "black":
             share = energy[y0:y1, x0:x1] / (TOP_ENERGY * energy[y, x])
-            fit = (fit + BLACK_CAP * PRESENT) * (share if above else np.minimum(share, 1))
+            fit = (fit + BLACK_CAP * PRESENT) * (share if above else np.minimum(share, 1)) \
+                * ~barred[y0:y1, x0:x1]  # a constant added: ``no_dice`` holds it again
         yy, xx = np.mgrid[y0:y1, x0:x1]
         fit[np.hypot(yy - y, xx - x) > side / 2 + stretch] = -np.inf
         ty, tx = np.unravel_index(int(np.argmax(fit)), fit.shape)
@@ -359,6 +364,9 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         shift = np.array([cx, cy]) - start
         limit = MAX_PIP_SHIFT_MM * PX_PER_MM if colour == "black" or above else 0.0
         cx, cy = start + shift * min(1.0, limit / max(float(np.linalg.norm(shift)), 1e-6))
+        if barred[min(int(round(cy)), barred.shape[0] - 1),
+                  min(int(round(cx)), barred.shape[1] - 1)]:
+            cx, cy = start  # not pulled where no top lies (a pawn's head on Neunfeld's board)
         u, v, w = to_mm @ np.array([cx, cy, 1.0])
         floor = FOUND_FLOOR[colour]
         conf = floor + (1 - floor) * float(np.clip((mean[y, x] - PRESENT) / PRESENT, 0.0, 1.0))
