@@ -52,9 +52,10 @@ The players: which colour sits where and in what order is the table's set-up, no
 calibration where it gives one); the dependency card before each seat (a white card with a
 large coloured disc, on the table beside the board) is found as the place, near where that
 seat's card lies, whose disc differs most from a light ring of card around it
-(``_cards``), and named by the disc's colour balanced on that ring; one card not seen
-(beyond the frame's edge) where all the others were is the playing colour they leave
-(``_last_card``: one card per playing colour).
+(``_cards``), and named by the disc's colour balanced on that ring. There is one card per
+playing colour: of two seats showing one colour the surer keeps it
+(``_one_card_per_colour``), and one card not seen (beyond the frame's edge) where all
+the others were is the playing colour they leave (``_last_card``).
 """
 
 from __future__ import annotations
@@ -577,6 +578,31 @@ def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[d
     return players
 
 
+def _one_card_per_colour(cards: dict) -> dict:
+    """``cards`` (seat -> (colour or None, confidence)) with each colour at one seat only:
+    there is one dependency card of each colour, so of two seats showing one colour the
+    surer keeps it, on a tie the seat fewer players take (south and north, then west,
+    then east: ``rules.cubes_state.DEFAULT_SEATS``), and the other is no card seen. A
+    cloth or a table read as a card at an empty seat makes a player who is not there
+    (dev 1000..1399: 1028, 1137, 1177, 1213 read with one or two players too many)."""
+    from rules.cubes_state import DEFAULT_SEATS
+
+    order = dict.fromkeys(s for n in sorted(DEFAULT_SEATS) for s in DEFAULT_SEATS[n])
+    out, holder = dict(cards), {}
+    for seat in order:
+        colour, conf = cards[seat]
+        if colour is None:
+            continue
+        other = holder.get(colour)
+        if other is None or conf > cards[other][1]:
+            if other is not None:
+                out[other] = (None, 0.0)
+            holder[colour] = seat
+        else:
+            out[seat] = (None, 0.0)
+    return out
+
+
 def _last_card(players: list[dict], cards: dict) -> dict:
     """``cards`` with the one card of ``players`` not seen (its dependency None) named
     where all the others were: there is one dependency card per playing colour and every
@@ -654,7 +680,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     H0, H6, H_table = planes(image, fix, geom, calibration)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     fields = _fields(image, grey, H0, H6)
-    cards = _cards(image, H_table, fields["paper_L"])
+    cards = _one_card_per_colour(_cards(image, H_table, fields["paper_L"]))
     grid = [["."] * 10 for _ in range(10)]
     colours = {c for c in fields["colour"] if c is not None}
     players = _players(cards, colours, calibration)

@@ -445,3 +445,24 @@ def test_white_stones_missed_on_a_lamp_lit_slanted_board_are_made_up_in_doubt():
     unsure = {u["path"] for u in reading.uncertain}
     assert all(f"grid.{r}.{c}" in unsure for r in range(10) for c in range(10)
                if have[r][c] != want[r][c])
+
+
+def test_one_colour_at_two_seats_is_one_card():
+    cards = {"south": ("red", 1.0), "north": ("blue", 1.0), "west": ("blue", 0.77),
+             "east": ("red", 0.52)}
+    assert read_cubes._one_card_per_colour(cards) == {
+        "south": ("red", 1.0), "north": ("blue", 1.0), "west": (None, 0.0),
+        "east": (None, 0.0)}
+    # on a tie the seat fewer players take keeps it; a surer card elsewhere wins
+    tie = {"south": ("red", 1.0), "north": (None, 0.0), "west": ("black", 0.9),
+           "east": ("black", 0.9)}
+    assert read_cubes._one_card_per_colour(tie)["east"] == (None, 0.0)
+    tie["east"] = ("black", 0.95)
+    assert read_cubes._one_card_per_colour(tie)["west"] == (None, 0.0)
+
+
+def test_a_card_read_at_an_empty_seat_makes_no_player():
+    # dev 1213 (any camera, wood, three players): the table at the east seat read as a
+    # blue card, as west's is (four players before)
+    reading, position = _read(1213, "any")
+    assert reading.position["players"] == position["players"]
