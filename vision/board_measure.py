@@ -11,9 +11,10 @@ percentile; and how many have every corner within 1.5 px), and ``find_board``'s 
 frame (median and 95th percentile; ``--clock cpu``: the process's CPU time, what one free
 core would take on a shared machine). Seeds ``start .. start + n - 1`` for both the
 position and the image; ``--frames FOLDER``: the frames rendered into (and read back
-from) FOLDER as ``bench.vision_bench`` keeps them (``GAME-SEED.png`` and ``.json``), so
-that runs before and after a change see the same images; ``--save FILE``: every frame's
-result as JSON lines.
+from) FOLDER as ``bench.vision_bench`` keeps them (``GAME-SEED.png`` and ``.json``; or
+as ``tableref render --position random --seed SEED --camera C`` writes them, the same
+images with the whole truth), so that runs before and after a change see the same
+images; ``--save FILE``: every frame's result as JSON lines.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def frame(game: str, seed: int, camera: str, folder: str | None):
     ``folder`` when it holds it (rendered into it first otherwise)."""
     png = Path(f"{folder}/{game}-{seed}.png") if folder else None
     if png is not None and png.is_file() and png.with_suffix(".json").is_file():
-        corners = json.loads(png.with_suffix(".json").read_text())["corners"]
+        truth = json.loads(png.with_suffix(".json").read_text())
+        corners = truth["corners"] if "corners" in truth else truth["board"]["corners"]
         return cv2.imread(str(png)), np.array([corners[k] for k in CORNER_NAMES])
     from vision.render.frame import RenderOptions, render_scene
     from vision.render.positions import random_position
