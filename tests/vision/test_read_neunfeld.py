@@ -238,7 +238,7 @@ def test_a_die_not_seen_shows_any_of_its_faces_at_a_sixth_each():
 
 def test_a_top_read_against_its_centre_pip_is_in_doubt():
     # any camera, 41 degrees: the black die's 8, cut 7.6 mm off its centre onto a pip, is
-    # read 6 by models/pips.onnx at 0.67; the crop's centre shows a pip
+    # read 6 by models/pips.onnx (at 0.67 by the 23 Nov file); the crop's centre shows a pip
     # (read_miwin.centre_pips 0.75), which no even face has, so the top is listed
     # uncertain, the true face among its alternatives (seeds 250 and 281, which this test
     # took before, read right since their tops are no longer cut on the board's stitched

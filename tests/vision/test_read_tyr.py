@@ -116,16 +116,27 @@ def test_a_red_die_on_red_leather_whose_pip_is_too_faint_is_found_by_its_colour(
     assert entry["confidence"] <= 0.6
 
 
-@pytest.mark.parametrize("seed", [168, 225, 229])
+@pytest.mark.parametrize("seed", [168, 229])
 def test_a_top_read_against_its_centre_pip_is_in_doubt(seed):
-    # any camera, 44..59 degrees, motion blur: the black 7 (a 6 and a centre pip) is read 6
-    # at >= 0.9 by models/pips.onnx; its centre shows a pip, which no even face has, so the
-    # top is listed uncertain, the 7 among its alternatives
+    # any camera, 44..59 degrees, motion blur 5.5..5.7 px: the black 7 (a 6 and a centre
+    # pip) is read 6 by models/pips.onnx (at >= 0.9 before the model was trained on
+    # blurred renders, 0.5..0.8 since); its centre shows a pip, which no even face has, so
+    # the top is listed uncertain, the 7 among its alternatives
     reading, position = _read_any_camera(seed)
     assert reading.position["dice"]["black"]["cell"] == position["dice"]["black"]["cell"]
     entry = next(u for u in reading.uncertain if u["path"] == "dice.black.top")
     assert entry["confidence"] <= 0.5
     assert position["dice"]["black"]["top"] in [a[0] for a in entry["alternatives"]]
+
+
+def test_a_motion_blurred_black_seven_is_read_seven():
+    # any camera, 57 degrees, motion blur 2.7 px: read 6 at >= 0.9 by the model trained
+    # without the frames' motion blur (listed by the centre-pip cue); the model trained
+    # with a share of its renders blurred as frames are (vision.train.sources.frame_blur)
+    # reads the 7
+    reading, position = _read_any_camera(225)
+    assert position["dice"]["black"]["top"] == 7
+    assert reading.position["dice"]["black"]["top"] == 7
 
 
 def test_centre_pips_tells_odd_faces_from_even_ones():

@@ -63,13 +63,47 @@ def _in_chunks(work, jobs: list[tuple], workers: int | None) -> tuple[list, list
 
 DIE_RENDER_SIZE = 80  # the die's top spans 27-40 px, as in a 1280 x 720 frame
 TOP_JITTER_MM = 1.2  # the reader's die centre is this far off (sd, each axis)
+#: the frames' blur the crops' own effects lack (``vision.render.effects.random_effects``:
+#: a tenth of the frames moved 2..7 px, a fifth out of focus at 1.0..1.8 px;
+#: ``render.crops.crop_effects`` stops at 1.0 px and has no motion): each die crop is moved
+#: with chance ``MOTION_SHARE`` and defocused with chance ``FOCUS_SHARE``, on the rendered
+#: picture before it is cut (as a frame's blur lies in the picture, so a slanted top's cut
+#: stretches it), then noised again. The pips model read motion-blurred black 7s and blue
+#: 9s seen at a slant as 6 (models/pips.md)
+MOTION_SHARE = 0.1
+MOTION_PX = (2.0, 7.0)
+FOCUS_SHARE = 0.1
+FOCUS_PX = (1.0, 1.8)
+BLUR_NOISE = (0.5, 4.5)  # sd of the noise added again after a blur, 8-bit levels
+
+
+def frame_blur(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``image`` (a rendered die crop) with a frame's motion blur and defocus, each with
+    its chance (``MOTION_SHARE``, ``FOCUS_SHARE``), and sensor noise again where blurred."""
+    import cv2
+
+    from vision.render.effects import motion_kernel
+
+    motion, focus = rng.random(2) < (MOTION_SHARE, FOCUS_SHARE)
+    length, angle, sigma, noise = (rng.uniform(*MOTION_PX), rng.uniform(0, 180),
+                                   rng.uniform(*FOCUS_PX), rng.uniform(*BLUR_NOISE))
+    if not (motion or focus):
+        return image
+    x = image.astype(np.float32)
+    if focus:
+        x = cv2.GaussianBlur(x, (0, 0), sigma)
+    if motion:
+        x = cv2.filter2D(x, -1, motion_kernel(length, angle), borderType=cv2.BORDER_REPLICATE)
+    x += rng.normal(0, noise, x.shape).astype(np.float32)
+    return np.clip(np.round(x), 0, 255).astype(np.uint8)
 
 
 def _die_top_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[dict]]:
     """The renderer's die crops re-cut by ``vision.read_miwin.top_crops``, as the reader
     cuts a die from a frame: the plane of the die's top (the label's ``top_plane``: world
     mm -> crop px), north up, the top centred (give or take ``TOP_JITTER_MM``) and filling
-    ``CROP_FILL`` of the crop, the side faces the camera sees stretched beside it."""
+    ``CROP_FILL`` of the crop, the side faces the camera sees stretched beside it; a
+    share blurred as frames are (``frame_blur``)."""
     from vision.read_miwin import Die, top_crops
     from vision.render.crops import render_crops
     from vision.render.rng import make_rng
@@ -80,6 +114,7 @@ def _die_top_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[d
     for j, (label, image) in enumerate(zip(labels, images, strict=True)):
         (u, v), H = label["centre_mm"], np.array(label["top_plane"])
         du, dv = make_rng(seed, "top-jitter", start + j).normal(0, TOP_JITTER_MM, 2)
+        image = frame_blur(image, make_rng(seed, "top-blur", start + j))
         out += top_crops(image, H, [Die(label["colour"], u + du, v + dv, 1.0)])
     return out, labels
 
