@@ -4,7 +4,8 @@ The dice are found by ``vision.read_miwin`` over the board and ``MARGIN_MM`` rou
 die whose top's centre lies on the board stands on the field under it (row 1 north,
 column 1 west, as the spec says) and its top is read by ``models/pips.onnx``; a die beside
 the board has ``cell`` and ``top`` null (the rules do not count a top beside the board).
-A die that is not seen at all is reported beside the board with confidence 0.
+A die that is not seen at all is reported beside the board, its cell and its top listed
+uncertain at confidence 0.
 """
 
 from __future__ import annotations
@@ -56,9 +57,10 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     on_board = []
     for colour in COLOURS:
         die = found[colour]
-        if die is None:
+        if die is None:  # not seen: where it lies and its top are both unknown
             dice[colour] = {"top": None, "cell": None}
             reading.add(0.0, f"dice.{colour}.cell")
+            reading.add(0.0, f"dice.{colour}.top")
             continue
         cell, conf, alt = _cell(die.u, die.v)
         dice[colour] = {"top": None, "cell": cell}

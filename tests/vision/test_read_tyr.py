@@ -129,6 +129,17 @@ def test_a_top_read_against_its_centre_pip_is_in_doubt(seed):
     assert position["dice"]["black"]["top"] in [a[0] for a in entry["alternatives"]]
 
 
+def test_a_die_not_seen_has_its_cell_and_its_top_listed_unknown():
+    # any camera, from above: a nearly white-pink die (Lab a 7) on brown leather
+    # is not found; it is reported beside the board at 0, and its top, which the truth
+    # counts (the die stands on [8, 2]), was null without being listed
+    reading, position = _read_any_camera(148)
+    assert position["dice"]["red"]["cell"] is not None
+    assert reading.position["dice"]["red"] == {"top": None, "cell": None}
+    listed = {u["path"]: u["confidence"] for u in reading.uncertain}
+    assert listed["dice.red.cell"] == 0.0 and listed["dice.red.top"] == 0.0
+
+
 def test_a_motion_blurred_black_seven_is_read_seven():
     # any camera, 57 degrees, motion blur 2.7 px: read 6 at >= 0.9 by the model trained
     # without the frames' motion blur (listed by the centre-pip cue); the model trained
