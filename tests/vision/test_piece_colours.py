@@ -46,7 +46,7 @@ def test_the_reader_decides_by_the_measured_boundary():
     colours = piece_colours.measured({"pieces": PIECES}, "esoloe")
     crop = _lab_crop(160, 125, 158)
     glaze_a = 128.0
-    assert -3 < GREEN_BELOW_A  # the premise: the fixed rule reads it green
+    assert GREEN_BELOW_A > -3  # the premise: the fixed rule reads it green
     assert _player(crop, glaze_a)[0] == 1
     player, confidence = _player(crop, glaze_a, colours)
     assert player == 0 and 0.5 < confidence < 1.0
