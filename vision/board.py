@@ -103,6 +103,8 @@ END_LEVELS = 10.0  # colour levels: a smaller step at an end counts for less
 MODEL_POINTS_PER_SIDE = 60  # edge model: points along the board's longer side
 MIN_STEP = 6.0  # grey levels: weakest outline step the fit uses
 MIN_LINE = 3.0  # grey levels: weakest painted line the fit uses
+LINE_FLANK_PX = 1.0  # a painted line is compared with its sides this far past its half width
+MAX_HALF_PX = 6  # and at most this far from its centre
 PEAK_SHARE = 0.5  # an edge this share of the strongest one near it counts (nearest wins)
 GOOD_SUPPORT = 0.7  # a fit whose pattern shows this well ends the search
 # on a strip its painted lines too must show this well (a fit with its short ends off
@@ -110,7 +112,7 @@ GOOD_SUPPORT = 0.7  # a fit whose pattern shows this well ends the search
 STRIP_SUPPORT = 0.9
 ALIGNED_SHARE = 0.8  # an alignment scoring under this share of the best is not fitted
 MIN_SHARE = 0.25  # of the whole pattern (outline and lines) in place, below: not the board
-MIN_SUPPORT = 0.3  # share of the painted lines seen in place, below: not the board
+MIN_SUPPORT = 0.2  # share of the painted lines seen in place, below: not the board
 # a found board's view (view_check): the camera's tilt from the board's normal at most
 # this (the system's cameras stand 0..60 degrees from vertical; the rest for the
 # assumed focal length and the lens), and no corner farther than VIEW_MISFIT of the
@@ -150,6 +152,7 @@ class Geometry:
     depth: float
     thickness: float
     cells: tuple[tuple[str, float, float, float], ...]  # (name, u, v, half side)
+    line_mm: float = 1.0  # the painted lines' width
 
     @property
     def aspect(self) -> float:
@@ -163,11 +166,11 @@ class Geometry:
 
 def geometry(game: str) -> Geometry:
     """The board geometry of ``game`` (raises ``InvalidPosition`` for an unknown game)."""
-    from vision.render.scene import board_spec
+    from vision.render.scene import LINE_MM, board_spec
 
     s = board_spec(game)
     return Geometry(game, s.material, s.width, s.depth, s.thickness,
-                    tuple((c.name, c.u, c.v, c.half) for c in s.cells))
+                    tuple((c.name, c.u, c.v, c.half) for c in s.cells), LINE_MM[s.material])
 
 
 @dataclass(frozen=True)
@@ -1000,7 +1003,8 @@ def _side_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     px = _project(H, mirrored)
     n = _normals_px(H, mirrored, model.normals[lines], px)
     off, strength = _search(grey, px, n, 2.0, np.ones(len(lines), bool),
-                            np.full(len(lines), model.polarity))
+                            np.full(len(lines), model.polarity),
+                            _halves(H, mirrored, model.normals[lines], px, geom))
     beyond = (strength >= MIN_LINE) & (np.abs(off) <= 1.0)
     shown = _in_place(grey, corners, geom, np.concatenate([outline, lines]), sign)[0]
     return (float(shown.sum()) - float(beyond.sum())) / len(shown)
@@ -1254,15 +1258,17 @@ def _H(corners: np.ndarray, geom: Geometry) -> np.ndarray:
 
 
 def _search(grey: np.ndarray, px: np.ndarray, n: np.ndarray, reach, line: np.ndarray,
-            sign: np.ndarray, half: int = 2) -> tuple[np.ndarray, np.ndarray]:
+            sign: np.ndarray, half=2) -> tuple[np.ndarray, np.ndarray]:
     """Per point, the offset (px, along n) of a step (a box difference: a painted line
     barely counts; ``sign`` +1 brighter along n, -1 darker, 0 either) or a painted line
-    (``sign`` +1 brighter than both sides ``half`` px away, -1 darker) within ``reach``
-    (px, one for all or per point),
+    (``sign`` +1 brighter than both sides ``half`` px away, -1 darker than their mean;
+    ``half`` one for all or per point) within ``reach`` (px, one for all or per point),
     sub-pixel, the nearest of those at least ``PEAK_SHARE`` of the strongest; and its
     strength (grey levels)."""
     reach = np.broadcast_to(np.asarray(reach, np.float64), (len(px),))[:, None]
-    r = int(np.ceil(reach.max())) + max(half, 6)
+    half = np.broadcast_to(np.asarray(half, np.int64), (len(px),))[:, None]
+    pad = max(int(half.max(initial=0)), 6)
+    r = int(np.ceil(reach.max(initial=0))) + pad
     t = np.arange(-r, r + 1, dtype=np.float64)
     xs = (px[:, 0:1] + n[:, 0:1] * t).astype(np.float32)
     ys = (px[:, 1:2] + n[:, 1:2] * t).astype(np.float32)
@@ -1270,15 +1276,26 @@ def _search(grey: np.ndarray, px: np.ndarray, n: np.ndarray, reach, line: np.nda
     prof = prof.astype(np.float64)
     m = prof.shape[1]
     c = np.cumsum(np.pad(prof, ((0, 0), (1, 0))), axis=1)
-    k = np.arange(max(half, 6), m - max(half, 6))
+    k = np.arange(pad, m - pad)
     # step between samples k and k + 1: mean of k+1..k+3 minus mean of k-2..k, and the
     # same 3 px farther out on both sides (a thin painted line's flank is no step)
     near = ((c[:, k + 4] - c[:, k + 1]) - (c[:, k + 1] - c[:, k - 2])) / 3
     far = ((c[:, k + 7] - c[:, k + 4]) - (c[:, k - 2] - c[:, k - 5])) / 3
     sg = np.where(sign[:, None] == 0, np.sign(near), sign[:, None])
     step = np.minimum(sg * near, sg * far)
-    ridge = sign[:, None] * np.minimum(prof[:, k] - prof[:, k - half],
-                                       prof[:, k] - prof[:, k + half])
+    # a line: a light one (leather's lip) lighter than both sides ``half`` px away, by the
+    # lesser of the two; a dark one darker than their mean (until session 9 by the larger
+    # of the two, which answered beside a line as well as on it; by the lesser, the tiles'
+    # frame line on the glaze's ramp down to its edge, or blurred at 1 px a mm, showed
+    # only as much as it lies below the ramp; beside a line the mean is darker)
+    if (half == half.flat[0]).all():
+        before, after = prof[:, k - half.flat[0]], prof[:, k + half.flat[0]]
+    else:
+        rows = np.arange(len(px))[:, None]
+        before, after = prof[rows, k - half], prof[rows, k + half]
+    s_ = sign[:, None]
+    ridge = np.where(s_ < 0, (before + after) / 2 - prof[:, k],
+                     np.minimum(s_ * (prof[:, k] - before), s_ * (prof[:, k] - after)))
     resp = np.where(line[:, None], ridge, step)
     pos = np.where(line[:, None], k.astype(np.float64), k + 0.5)
     resp = np.where(np.abs(pos - r) <= reach, resp, -np.inf)
@@ -1303,6 +1320,17 @@ def _search(grey: np.ndarray, px: np.ndarray, n: np.ndarray, reach, line: np.nda
 def _normals_px(H: np.ndarray, pts: np.ndarray, nrm: np.ndarray, px: np.ndarray):
     d = _project(H, pts + 0.5 * nrm) - px
     return d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+
+
+def _halves(H: np.ndarray, pts: np.ndarray, nrm: np.ndarray, px: np.ndarray,
+            geom: Geometry) -> np.ndarray:
+    """Per model point, how far (px) ``_search`` compares a painted line with its sides:
+    ``LINE_FLANK_PX`` past half the line's width (``Geometry.line_mm``) as the image
+    shows it across the line there (a wide line's sides 2 px from its centre lie on it),
+    at least 2 px, at most ``MAX_HALF_PX`` (a quad folded over has no scale)."""
+    scale = np.linalg.norm(_project(H, pts + 0.5 * nrm) - px, axis=1) / 0.5
+    half = np.ceil(geom.line_mm * np.nan_to_num(scale, nan=0.0) / 2 + LINE_FLANK_PX)
+    return np.clip(half, 2, MAX_HALF_PX).astype(np.int64)
 
 
 def _signs(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
@@ -1345,7 +1373,8 @@ def _fit_step(grey, corners, geom, model, sel, reach, sign):
     px = _project(H, pts)
     n = _normals_px(H, pts, nrm, px)
     reach = np.broadcast_to(np.asarray(reach, np.float64), (len(model.line),))[sel]
-    off, strength = _search(grey, px, n, reach, model.line[sel], sign[sel])
+    off, strength = _search(grey, px, n, reach, model.line[sel], sign[sel],
+                            _halves(H, pts, nrm, px, geom))
     ok = strength >= np.where(model.line[sel], MIN_LINE, MIN_STEP)
     if ok.sum() < 12:
         return corners
@@ -1438,7 +1467,8 @@ def _in_place(grey: np.ndarray, corners: np.ndarray, geom: Geometry, sel: np.nda
     px = _project(H, pts)
     n = _normals_px(H, pts, model.normals[sel], px)
     line = model.line[sel]
-    off, strength = _search(grey, px, n, 2.0, line, sign[sel])
+    off, strength = _search(grey, px, n, 2.0, line, sign[sel],
+                            _halves(H, pts, model.normals[sel], px, geom))
     return (strength >= np.where(line, MIN_LINE, MIN_STEP)) & (np.abs(off) <= 1.0), off
 
 

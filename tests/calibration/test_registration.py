@@ -187,3 +187,21 @@ def test_auto_refuses_corners_that_fit_no_rigid_board(monkeypatch):
     frames = _fake_frames(monkeypatch, [centred, centred])
     reg = registration.register_auto(frames, "esoloe-tictactoe", n=2, camera=camera)
     assert reg.fit["rigid_max_mm"] < 0.1
+
+
+@pytest.mark.parametrize("game, mode, seed", [("esoloe", "oblique", 100),
+                                              ("esoloe-tictactoe", "overhead", 102),
+                                              ("esoloe-3andc", "oblique", 105)])
+def test_the_painted_lines_put_the_corners_on_the_truth(game, mode, seed):
+    """Dev renders: corners with the north side 3 mm in, moved by the painted lines
+    (``on_lines``), end within 0.2 mm of the truth's. Until session 9 the renderer drew
+    every line one texel (0.2 mm) south-east of where the board's geometry has it (its
+    texture's pixel centres taken as their corners, and OpenCV's rectangles rounded onto
+    whole pixels), so the fit on the lines ended 0.3..0.4 mm off."""
+    geom = geometry(game)
+    image, true, _ = _empty_tile(seed, mode, game=game)
+    H = registration.homography(true, geom)
+    mm = geom.corners_mm()
+    mm[[0, 1]] -= 3.0 * registration.OUTWARD[0]
+    start = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), H).reshape(-1, 2)
+    assert _off_mm(H, registration.on_lines(image, start, geom), geom) < 0.2

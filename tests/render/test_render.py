@@ -182,3 +182,34 @@ def test_same_bytes_in_another_process():
         "blue": {"top": 7, "holder": 0}, "red": {"top": 5, "holder": 1},
         "black": {"top": 6, "holder": 1}}}, 12)
     assert out == hashlib.sha256(img.tobytes()).hexdigest()
+
+
+@pytest.mark.parametrize("game, line, u_mm, light", [
+    ("esoloe", "frame line", -65.0 + 3.5, False),
+    ("esoloe", "field 0's west side", -48.0 - 10.5, False),
+    ("tyr", "stitching", -140.0 + 6.0, True),
+    ("cubes", "grid line", -120.0, False)])
+def test_painted_lines_lie_where_the_board_has_them(monkeypatch, game, line, u_mm, light):
+    """On a plain material, a painted line's centre across it (the texture's darkness, or
+    for leather's stitching its lightness, weighted) lies where the board's geometry has
+    it, within 0.01 mm. Until session 9 the tiles' lines lay 0.2 mm east and south (one
+    texel): the texture's corners taken for its pixels' centres, and OpenCV's rectangles
+    rounded onto whole pixels (leather's up to half a texel either way)."""
+    from vision.render import materials, scene
+    from vision.render.rng import make_rng
+
+    def plain(rng, h, w, ppm, **kw):
+        return np.full((h, w, 3), 0.5, np.float32)
+
+    for name in ("ceramic", "leather", "paper"):
+        monkeypatch.setattr(materials, name, plain)
+    spec = scene.board_spec(game)
+    ppm = scene.BOARD_PX_PER_MM[spec.material]
+    grey = scene.board_texture(spec, make_rng(1, "board", game), ppm).mean(axis=2)
+    mid = int(spec.depth / 2 * ppm - (4.0 if game == "cubes" else 0.0) * ppm)
+    profile = grey[mid - 3:mid + 4].mean(axis=0) - 0.5
+    weight = np.clip(profile if light else -profile, 0, None)
+    want = (u_mm + spec.width / 2) * ppm - 0.5  # pixel i's centre at i
+    near = np.abs(np.arange(len(weight)) - want) <= 0.5 * ppm
+    got = (weight[near] * np.flatnonzero(near)).sum() / weight[near].sum()
+    assert abs(got - want) / ppm < 0.01, line

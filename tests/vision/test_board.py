@@ -329,3 +329,29 @@ def test_a_fit_on_the_edge_is_not_pushed_out():
     corners = _projected_board(geom)
     got = _pushed_out(fit_grey(_synthetic(corners, geom)), corners, geom, (1280, 720))
     assert np.abs(got - corners).max() < 0.5
+
+
+@pytest.mark.parametrize("width, centre, ramp", [(1.0, 40.3, 0.0), (2.0, 40.5, 0.0),
+                                                 (3.3, 40.2, 0.0), (1.0, 40.3, 2.0)])
+def test_a_dark_line_is_found_on_it_not_beside_it(width, centre, ramp):
+    """A dark line (20 grey levels, ``width`` px, blurred a little; on a ramp of ``ramp``
+    levels a px) is found at its centre from anywhere within 2.5 px of it, within 0.2
+    px, and nowhere 3..4 px beside it. The line's response took the larger of its two
+    flanks until session 9, so it answered beside a line as well: from 2 px off, a 3 px
+    line was found 0.5 px off its centre."""
+    from vision.board import MIN_LINE, _search
+
+    x = np.arange(96, dtype=np.float64)
+    cover = np.clip(np.minimum(x + 0.5, centre + width / 2)
+                    - np.maximum(x - 0.5, centre - width / 2), 0, 1)
+    row = cv2.GaussianBlur((150 + ramp * (x - centre) - 20 * cover)[None], (0, 0), 0.7)[0]
+    grey = np.repeat(row[None], 16, axis=0).astype(np.float32)
+    starts = np.array([[centre + d, 8.0] for d in np.arange(-2.0, 2.1, 0.5)])
+    n = np.tile([1.0, 0.0], (len(starts), 1))
+    on = np.ones(len(starts), bool)
+    off, strength = _search(grey, starts, n, 3.0, on, -np.ones(len(starts)), 2)
+    assert np.abs(starts[:, 0] + off - centre).max() < 0.2
+    assert strength.min() >= MIN_LINE
+    beside = np.array([[centre + d, 8.0] for d in (-4.0, -3.5, -3.0, 3.0, 3.5, 4.0)])
+    _, strength = _search(grey, beside, n[:6], 0.5, on[:6], -np.ones(6), 2)
+    assert (strength < MIN_LINE).all(), strength

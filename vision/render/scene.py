@@ -113,16 +113,42 @@ class Board:
 
 
 def _px(u, v, spec: BoardSpec, ppm: float):
-    return ((u + spec.width / 2) * ppm, (spec.depth / 2 - v) * ppm)
+    """Texture pixel coordinates of the board point (u, v) mm: pixel i's centre is at i,
+    as in OpenCV's drawing and the face's warp (``draw._tex_corners``), so the texture's
+    edge is at -0.5."""
+    return ((u + spec.width / 2) * ppm - 0.5, (spec.depth / 2 - v) * ppm - 0.5)
+
+
+def _cover(lo: float, hi: float, start: int, stop: int) -> np.ndarray:
+    """How much of each pixel start..stop - 1 (pixel i spans i - 0.5 .. i + 0.5) the
+    interval lo..hi covers."""
+    i = np.arange(start, stop, dtype=np.float32)
+    return np.clip(np.minimum(i + 0.5, hi) - np.maximum(i - 0.5, lo), 0.0, 1.0)
 
 
 def _draw_rect(img, spec, ppm, u0, v0, u1, v1, colour, width_mm, filled=False):
-    x0, y0 = _px(u0, v0, spec, ppm)
-    x1, y1 = _px(u1, v1, spec, ppm)
-    s = 16
-    cv2.rectangle(img, (int(x0 * s), int(y0 * s)), (int(x1 * s), int(y1 * s)),
-                  colour.tolist(), -1 if filled else max(1, int(round(width_mm * ppm))),
-                  cv2.LINE_AA, shift=4)
+    """The rectangle u0..u1 x v0..v1 (mm) painted on the texture ``img``: its outline
+    ``width_mm`` wide centred on its sides, or (``filled``) the whole of it, each pixel
+    blended by the share of its area covered (exact at any width and position: a line
+    is where the board's geometry has it, not rounded onto whole pixels)."""
+    (x0, y0), (x1, y1) = _px(u0, v0, spec, ppm), _px(u1, v1, spec, ppm)
+    x0, x1, y0, y1 = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+    h = 0.0 if filled else width_mm * ppm / 2
+    rows = max(int(np.floor(y0 - h + 0.5)), 0), min(int(np.ceil(y1 + h + 0.5)), img.shape[0])
+    cols = max(int(np.floor(x0 - h + 0.5)), 0), min(int(np.ceil(x1 + h + 0.5)), img.shape[1])
+    if rows[0] >= rows[1] or cols[0] >= cols[1]:
+        return
+    a = np.outer(_cover(y0 - h, y1 + h, *rows), _cover(x0 - h, x1 + h, *cols))
+    if not filled:  # the outline: the outer rectangle less the inner one
+        a -= np.outer(_cover(y0 + h, y1 - h, *rows), _cover(x0 + h, x1 - h, *cols))
+    sub = img[rows[0]:rows[1], cols[0]:cols[1]]
+    sub += a[..., None] * (np.asarray(colour, np.float32) - sub)
+
+
+# the painted lines' widths (mm): the tiles' frame line and fields' outlines, leather's
+# grooves and lips, the card's grid (as OpenCV's rectangles drew them before
+# session 9: a line of n px came out n + 1 px wide)
+LINE_MM = {"ceramic": 1.0, "leather": 0.75, "card": 0.85}
 
 
 def board_texture(spec: BoardSpec, rng: np.random.Generator, ppm: float) -> np.ndarray:
@@ -133,18 +159,18 @@ def board_texture(spec: BoardSpec, rng: np.random.Generator, ppm: float) -> np.n
         ink = np.array([0.55, 0.30, 0.12], np.float32) * np.float32(rng.uniform(0.8, 1.1))
         m = 3.5
         _draw_rect(img, spec, ppm, -spec.width / 2 + m, spec.depth / 2 - m,
-                   spec.width / 2 - m, -spec.depth / 2 + m, ink, 0.7)
+                   spec.width / 2 - m, -spec.depth / 2 + m, ink, LINE_MM["ceramic"])
         points, blue = three_and_c_marks() if spec.game == "esoloe-3andc" else ({}, set())
         for i, c in enumerate(spec.cells):
             if i in blue:
                 _draw_rect(img, spec, ppm, c.u - c.half, c.v + c.half, c.u + c.half,
                            c.v - c.half, np.array([0.75, 0.45, 0.15], np.float32), 0, True)
             _draw_rect(img, spec, ppm, c.u - c.half, c.v + c.half, c.u + c.half,
-                       c.v - c.half, ink, 0.9)
+                       c.v - c.half, ink, LINE_MM["ceramic"])
             for k in range(points.get(i, 0)):  # black dots, on the diagonal
                 off = 0.0 if points[i] == 1 else (k - (points[i] - 1) / 2) * 7.0
                 x, y = _px(c.u + off, c.v - off, spec, ppm)
-                cv2.circle(img, (int(x * 16), int(y * 16)), int(2.0 * ppm * 16),
+                cv2.circle(img, (round(x * 16), round(y * 16)), round(2.0 * ppm * 16),
                            (0.08, 0.08, 0.08), -1, cv2.LINE_AA, shift=4)
         if spec.game == "esoloe":  # the maker's mark in the south margin
             x, y = _px(-14, -spec.depth / 2 + 7.5, spec, ppm)
@@ -157,27 +183,28 @@ def board_texture(spec: BoardSpec, rng: np.random.Generator, ppm: float) -> np.n
         for c in spec.cells:  # embossed field borders: dark groove, light lip
             for off, col in ((0.0, dark), (0.35, light)):
                 _draw_rect(img, spec, ppm, c.u - c.half - off, c.v + c.half + off,
-                           c.u + c.half - off, c.v - c.half + off, col, 0.45)
+                           c.u + c.half - off, c.v - c.half + off, col, LINE_MM["leather"])
         if spec.game == "neunfeld":  # each field's number, below its centre (as before)
             for c in spec.cells:
                 x, y = _px(c.u - glyphs.text_width(c.name, 4.2, "heavy") / 2, c.v - 4.3,
                            spec, ppm)
                 _text(img, c.name, x, y, 4.2 * ppm, "heavy", 0.75,
                       np.array([0.55, 0.78, 0.86], np.float32))
-        # the stitching round the edge
+        # the stitching round the edge: a stitch 0.6 mm wide, 2.4 mm long, every 3 mm,
+        # clockwise from the north-west corner (one round a corner drawn on both sides)
         m = 1.6 if spec.game == "neunfeld" else 6.0
         thread = np.array([0.75, 0.85, 0.9], np.float32)
         per = 3.0
-        length = 2 * (spec.width + spec.depth)
-        for k in range(int(length / per)):
-            s0 = k * per
-            pts = []
-            for s in (s0, s0 + per * 0.6):
-                u, v = _perimeter(spec, m, s)
-                pts.append(_px(u, v, spec, ppm))
-            cv2.line(img, (int(pts[0][0] * 16), int(pts[0][1] * 16)),
-                     (int(pts[1][0] * 16), int(pts[1][1] * 16)), thread.tolist(),
-                     max(1, int(0.5 * ppm)), cv2.LINE_AA, shift=4)
+        sides = _sides(spec, m)
+        at = np.cumsum([0.0] + [math.dist(a, b) for a, b in sides])
+        for k in range(int(at[-1] / per)):
+            for (a, b), s0, s1 in zip(sides, at, at[1:], strict=False):
+                t0, t1 = max(k * per, s0) - s0, min(k * per + 2.4, s1) - s0
+                if t1 > t0:  # the stitch's piece on this side, a filled rectangle
+                    along = np.subtract(b, a) / (s1 - s0)
+                    across = np.array([-along[1], along[0]]) * 0.3
+                    _draw_rect(img, spec, ppm, *(np.add(a, along * t0) - across),
+                               *(np.add(a, along * t1) + across), thread, 0, True)
         return img
     # printed card (Cubes): a margin band round a 10x10 grid
     img = materials.paper(rng, h, w, ppm, colour=str(rng.choice(["#ece6d6", "#e6e8e4",
@@ -193,8 +220,9 @@ def board_texture(spec: BoardSpec, rng: np.random.Generator, ppm: float) -> np.n
         if (r + col) % 2:
             _draw_rect(img, spec, ppm, c.u - 15, c.v + 15, c.u + 15, c.v - 15, shade, 0, True)
     for k in range(11):
-        _draw_rect(img, spec, ppm, -150 + 30 * k, 150, -150 + 30 * k, -150, line, 0.6)
-        _draw_rect(img, spec, ppm, -150, 150 - 30 * k, 150, 150 - 30 * k, line, 0.6)
+        _draw_rect(img, spec, ppm, -150 + 30 * k, 150, -150 + 30 * k, -150, line,
+                   LINE_MM["card"])
+        _draw_rect(img, spec, ppm, -150, 150 - 30 * k, 150, 150 - 30 * k, line, LINE_MM["card"])
     return img
 
 
@@ -208,16 +236,11 @@ def _text(img, text, x, y, height, style, weight, colour) -> None:
     img += a * colour
 
 
-def _perimeter(spec, m, s):
+def _sides(spec: BoardSpec, m: float) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """The sides (mm) of the rectangle ``m`` mm inside the board's edge, clockwise from
+    its north-west corner."""
     w, d = spec.width / 2 - m, spec.depth / 2 - m
-    edges = [((-w, d), (w, d)), ((w, d), (w, -d)), ((w, -d), (-w, -d)), ((-w, -d), (-w, d))]
-    for (a, b) in edges:
-        L = math.dist(a, b)
-        if s <= L:
-            t = s / L
-            return a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
-        s -= L
-    return edges[0][0]
+    return [((-w, d), (w, d)), ((w, d), (w, -d)), ((w, -d), (-w, -d)), ((-w, -d), (-w, d))]
 
 
 BOARD_PX_PER_MM = {"ceramic": 5.0, "leather": 4.0, "card": 3.5}
