@@ -48,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--camera-calibration", metavar="FILE",
                         help="the camera's intrinsics (tableref calibrate camera)")
     parser.add_argument("--colour", metavar="FILE",
-                        help="the white balance (tableref calibrate colour)")
+                        help="the colour file (tableref calibrate colour): its white balance and "
+                             "exposure gain applied to every frame before the crops are cut")
     parser.add_argument("--variant", help="--source synthetic: the renderer's set variant "
                                           "(whole frames: default only)")
     parser.add_argument("--seed", type=int, default=1, help="--source synthetic: seed")
