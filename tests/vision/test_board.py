@@ -92,7 +92,7 @@ def _render(game, seed, camera, **options):
 
 
 # one render per game and camera mode (seeds from the tuning set 5000..5009, not the
-# measured 100.., see docs/vision.md)
+# measured 100.., see docs/history/vision.md)
 @pytest.mark.parametrize("game, camera, seed", [
     ("esoloe", "overhead", 5001), ("esoloe", "oblique", 5004),
     ("esoloe-tictactoe", "overhead", 5008), ("esoloe-tictactoe", "oblique", 5001),
@@ -151,7 +151,7 @@ def test_cells_project_onto_the_rendered_fields():
 
 # found (named right, mean corner error <= 10 px) of 10 renders a game, any camera
 # (0..60 degrees from vertical), dev seeds 8_000_000..; floors a little under what the
-# finder measured on its dev seeds 100..139 (docs/vision.md)
+# finder measured on its dev seeds 100..139 (docs/history/vision.md)
 SWEEP_FLOORS = {"esoloe": 6, "esoloe-tictactoe": 7, "esoloe-3andc": 7, "neunfeld": 4,
                 "tyr": 7, "cubes": 9}
 
