@@ -112,6 +112,12 @@ GOOD_SUPPORT = 0.7  # a fit whose pattern shows this well ends the search
 STRIP_SUPPORT = 0.9
 ALIGNED_SHARE = 0.8  # an alignment scoring under this share of the best is not fitted
 MIN_SHARE = 0.25  # of the whole pattern (outline and lines) in place, below: not the board
+# on the tiles, the fit's fine points (fields' lines 1 mm wide, 2..3 mm apart) only where
+# the board shows at least this many px a mm: below it their sides run into the next line
+# and the fit drifts (fitted from the true corners, tile games, dev 100..299 at b07447b:
+# mean corner error median 0.96 px under 1.6 px a mm, 0.73 at 1.6..2, 0.35 at 3..4);
+# the alignment's own corners (to the pixel) stand there
+FINE_FIT_PPM = 2.0
 MIN_SUPPORT = 0.2  # share of the painted lines seen in place, below: not the board
 # a found board's view (view_check): the camera's tilt from the board's normal at most
 # this (the system's cameras stand 0..60 degrees from vertical; the rest for the
@@ -923,7 +929,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         if score < ALIGNED_SHARE * top:
             continue
         top = max(top, score)
-        fitted = fit_model(grey, aligned, geom, wide=0.0)
+        fitted = fit_model(grey, aligned, geom, wide=0.0, fine=geom.material != "ceramic"
+                           or _px_per_mm(aligned, geom) >= FINE_FIT_PPM)
         shown = 0.0
         for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
             s, stop = _shown(grey, corners, geom, size, stop=True)
