@@ -93,7 +93,7 @@ def test_esoloe_hands_are_seen_and_stacks_are_not_hands(esoloe_frames):
     assert max(len(s) for s in still[-1][0].truth["position"]["cells"]) >= 3
     # measured with the mask and the hidden-edge check on dev seeds 21..25 (scripted, 3
     # games, overhead and oblique): 57 of 75 hand frames seen, 0 of 135 calm ones and 0 of
-    # 90 still renders (seeds 300..329) called occluded (docs/vision.md, Occlusion)
+    # 90 still renders (seeds 300..329) called occluded (docs/history/vision.md, Occlusion)
     assert all(masked.occluded for _, _, masked in hands)
     assert not any(masked.occluded for _, _, masked in still)
     # without the stacks' mask the stacks leaning over the far edge would be hands

@@ -70,7 +70,7 @@ def test_from_above_a_pawns_look_against_the_empty_field_still_counts():
 @pytest.mark.parametrize("camera,element,exact", [("overhead", 97.0, 85.0),
                                                   ("oblique", 90.0, 55.0)])
 def test_neunfeld_reader_sweep(camera, element, exact):
-    # the levels measured in session 4 (docs/vision.md) less a margin
+    # the levels measured in session 4 (docs/history/vision.md) less a margin
     assert_sweep("neunfeld", camera, element, exact)
 
 
