@@ -90,8 +90,8 @@ def pose(fix: BoardFix, geom: Geometry, image: np.ndarray,
     the best fit's; the lower cost wins). A camera at a table stands upright
     (``_upright``): corners a few px off can fit best a camera across the board, upside
     down, which reads every die's side and the planes above the board wrong; so the
-    pose is the best upright fit, from IPPE's two poses too where both starts reach
-    that one."""
+    pose is the best upright fit, from IPPE's two poses too where a start reaches that
+    one (the other of the two is then often the upright camera)."""
     K = dist = None
     if calibration is not None:
         K, dist = calibration.get("K"), calibration.get("dist")
@@ -125,7 +125,9 @@ def pose(fix: BoardFix, geom: Geometry, image: np.ndarray,
     fits = [_least_squares(residuals, np.concatenate([cv2.Rodrigues(R)[0].ravel(), t]))
             for R, t in ((R0, t0), (best.R, best.t))]
     upright = [f for f in fits if _upright(cv2.Rodrigues(f[1][:3])[0], f[1][3:])]
-    if not upright:  # both reached the camera across the board, upside down: IPPE's two
+    if len(upright) < len(fits):  # a fit reached the camera across the board, upside
+        # down: IPPE's two poses (the other of a pair that fit the corners alike is then
+        # often the upright camera, which the square-on start does not reach)
         _, rvecs, tvecs, _ = cv2.solvePnPGeneric(obj, corners.astype(np.float64), K, None,
                                                  flags=cv2.SOLVEPNP_IPPE)
         fits += [_least_squares(residuals, np.concatenate([r.ravel(), t.ravel()]))
