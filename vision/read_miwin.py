@@ -16,7 +16,10 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   edge does not show; the black die is the window where its colour plus ``BLACK_OFFSET``
   times the pips' contrast (their Lab L above round them, over the window) is highest,
   away from the blue and red dice, and its top is placed where that contrast holds (from
-  above, where no side face shows pips, where it is highest); a black die whose colour a
+  above, where no side face shows pips, where it is highest) and where the whole die's
+  outline on its top's plane (its top, and its side faces towards the camera) is black
+  and round it is not (``_die_kernel``: its side faces are as black as its top and show
+  pips too; the top's square alone was fitted onto them); a black die whose colour a
   warm light tints is found by its pips alone, at 0.6 at most;
 - the die's centre is the centroid of the pips set in its colour round that window (pip
   layouts are symmetric about the top's centre; a shadow cannot pull it away), or of its
@@ -194,6 +197,31 @@ def _top_kernel(side: int, toward: np.ndarray, stretch: float) -> np.ndarray:
     return kernel
 
 
+def _die_kernel(side: int, toward: np.ndarray, stretch: float, height: float) -> np.ndarray:
+    """A correlation kernel that peaks where a black die's top lies, by the whole die's
+    outline on the plane of its top: the mean over that outline (the top's square and,
+    towards the camera, its side faces down to its foot's square, which shows ``stretch``
+    px that way and smaller by the die's share of ``height``, the camera's height over
+    the plane, px) less the mean over a ring just round it. Placed on a side face (as
+    black as the top, and showing pips too), the outline leaves the top in its ring and
+    reaches past the die's foot."""
+    gap, width = max(1, int(round(GAP_MM * PX_PER_MM))), max(2, int(round(STRIP_MM * PX_PER_MM)))
+    foot = side * max(height - side, 1.0) / height
+    r = int(np.ceil(side / 2 + stretch)) + gap + width + 1
+    square = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64) / 2
+    pts = np.vstack([square * side, square * foot + np.asarray(toward) * stretch]) + r
+    outline = np.zeros((2 * r + 1, 2 * r + 1), np.uint8)
+    cv2.fillConvexPoly(outline, np.round(cv2.convexHull(pts.astype(np.float32))).astype(
+        np.int32), 1)
+
+    def grown(n: int) -> np.ndarray:
+        return cv2.dilate(outline, cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                                             (2 * n + 1, 2 * n + 1)))
+
+    ring = grown(gap + width) - grown(gap)
+    return (outline / outline.sum() - ring / max(ring.sum(), 1)).astype(np.float32)
+
+
 def _no_lines(pip: np.ndarray) -> np.ndarray:
     """``pip`` without its thin long spots: a light line (a board's stitched edge, a
     painted line) longer than a die's top and, over that length, thinner than
@@ -290,6 +318,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     stretch = DIE_MM * reach / max(float(camera[2]), DIE_MM) * PX_PER_MM
     above = stretch < 2 * GAP_MM * PX_PER_MM  # from above: no side face's pips seen
     kernel = _top_kernel(side, toward, stretch)
+    die_kernel = _die_kernel(side, toward, stretch, float(camera[2]) * PX_PER_MM)
     found: dict[str, Die | None] = dict.fromkeys(COLOURS)
     taken: list[np.ndarray] = []  # the tops found, view px
     grid_y, grid_x = np.mgrid[:scores.shape[1], :scores.shape[2]]
@@ -339,7 +368,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             part = np.minimum(part, BLACK_CAP * PRESENT)  # black, the far strips place it
         filled = np.where(body > 0, part, cv2.blur(part, (k, k)) / np.maximum(
             cv2.blur(body, (k, k)), 0.05))
-        fit = cv2.filter2D(filled, -1, kernel, borderType=cv2.BORDER_CONSTANT) \
+        fit = cv2.filter2D(filled, -1, die_kernel if colour == "black" else kernel,
+                           borderType=cv2.BORDER_CONSTANT) \
             * (faint_where[y0:y1, x0:x1] if faint else weight[y0:y1, x0:x1])
         # black: its top holds its pips (the capped colour does not place it); from above
         # (no side face seen) the most of them, at a slant its side faces' pips count too
