@@ -8,7 +8,8 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   out: blue goes down Lab's blue-yellow axis, red up the green-red one, black down in
   lightness without hue (``colour_scores``); each colour's die is the die-sized window
   where that score is highest on average, if it is high enough (``PRESENT``; blue's and
-  red's only where black's is lower: a black die on a yellow board is bluer than it); a
+  red's only where black's is lower: a black die on a yellow board is bluer than it, or
+  far under its highest, ``BLACK_ELSEWHERE``: a dark blue die is blacker than blue); a
   die of the colour of what it stands on (red on red leather, black on dark brown) is then
   sought by its colour against neutral grey (``NEUTRAL``) where a whole top's pips show
   and no other die lies, at confidence 0.6 at most;
@@ -66,6 +67,10 @@ GAP_MM = 3.0  # ... this far out (a blurred edge bleeds into its first millimetr
 MAX_PIP_SHIFT_MM = 6.0  # the pips' centroid moves a top's centre at most this far
 BG_SHRINK = 4  # the table's look round a die is taken on the view shrunk this many times
 NEUTRAL = np.array([80.0, 128.0, 128.0], np.float32)  # OpenCV Lab: a die's colour against it
+#: a dark blue die is blacker than blue against a light table: blue (or red) is sought
+#: where black's window mean is under this share of its highest (the black die's), too
+#: (Neunfeld dev 299: a navy die on grey, blue 22, black 35, the black die 109)
+BLACK_ELSEWHERE = 0.5
 BLACK_CAP = 1.5  # black's score capped at this many PRESENT where its top is placed
 #: confidence of a die found where its colour shows at PRESENT (rising to 1 at twice that)
 #: with no rival colour near: a blue or red die found so was in its place in every case
@@ -325,8 +330,9 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     for c, colour in enumerate(COLOURS):  # black last: blue and red are masked out of it
         mean, score = means[c], scores[c]
         # a black die on a yellow or red board is bluer or greener than the board: not
-        # where it is blacker still
-        pick = np.where(means[2] < mean, mean, 0)
+        # where it is blacker still, unless a place far blacker is the black die's
+        pick = np.where((means[2] < mean) | (means[2] < BLACK_ELSEWHERE * means[2].max()),
+                        mean, 0)
         if colour == "black":
             mean = means[c] = window_mean(scores[c])
             pick = (mean + BLACK_OFFSET) * energy * (free & (weight > 0))
