@@ -1,5 +1,13 @@
 """Cubes' reader: the 10 x 10 grid of white and numbered stones, and the dependency cards.
 
+First the board's corners are refined on its printed lines (``refine``): corners a few
+px off (a found board's, a tracked one's after a nudge) put white stones' tops and the
+model's crops off their fields. Each line is sought, between two fields that show plain
+paper, up to ``REFINE_REACH_MM`` either way of where the corners put it; a homography's
+small change is fitted to what is found (robustly), and the corners it moves are taken
+where it puts a field's centre ``REFINE_MIN_MM`` or more off and the lines agree better
+with them (``REFINE_GAIN``), twice at most.
+
 The board is looked at twice, each time as one rectified top view of the 10 x 10 fields
 (``PX_PER_MM``; one warp each): on the board's plane and on the plane of the stones' tops
 (``STONE_TOP_MM`` above it). Seen at a slant, a stone's top lies in its field only on the
@@ -156,6 +164,23 @@ DIGIT_FLOOR = 1e-4  # least probability of a digit in the joint reading (``_one_
 #: demo's seed 10 (fitted on neither; 43 frames) 23 -> 4, at 0.9 or more 21 -> 2
 OCCUPANCY = np.array([22.63, -43.57, 76.66, -18.05, -29.19, 11.5, -1.537, 11.84, -25.92,
                       -13.1, -2.406, 9.706, 1.56, -14.24])
+
+#: the grid refined on the board's printed lines (``refine``): each line is sought up to
+#: REFINE_REACH_MM either way of where the board's corners put it, in bands across the
+#: middle of each field row or column (LINE_BAND_MM either way of it, clear of the lines'
+#: crossings); a line is darker than both its sides (LINE_SIDE_MM away) by LINE_DEPTH of
+#: the paper's grey at least (a stone's edge is darker on one side only)
+REFINE_REACH_MM = 6.0
+LINE_BAND_MM = 10.0
+LINE_SIDE_MM = 2.0
+LINE_DEPTH = 0.04
+PLAIN = 0.1  # a field's grey spread (of the paper's grey) under which it is plain paper
+MIN_LINES = 12  # least line pieces found each way for the grid to be refined
+REFINE_SCALE_MM = 0.7  # the robust fit's residual scale (Cauchy weights)
+MAX_REFINE_MM = 15.0  # a refinement moving a corner farther (mm) is not taken
+REFINE_GAIN = 1.2  # how much better the lines must agree with a moved fix
+REFINE_MIN_MM = 1.0  # a fix putting no field's centre this far off the lines is kept
+REFINE_PASSES = 2
 
 
 def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.ndarray]:
@@ -641,6 +666,132 @@ def _whites_in_play(grid: list[list], p_white: dict[int, float],
     return {i: 0.5 for i in empty[:max(WHITES[n_players] - read, 0)]}
 
 
+def _line_offsets(grey: np.ndarray, H0: np.ndarray) -> np.ndarray:
+    """Where the board's printed lines show against where the fix ``H0`` (board mm -> px)
+    puts them: rows (u, v, axis, offset mm, depth) of the line pieces found, one per line
+    and band (axis 0: a north-south line at u, its offset east; 1: an east-west line at v,
+    its offset north)."""
+    s = 1.0 / PX_PER_MM
+    side = int(round(LINE_SIDE_MM * PX_PER_MM))
+    reach = int(round(REFINE_REACH_MM * PX_PER_MM))
+    c = 5 * FIELD_PX + reach + side + 2  # the centre's pixel: every line on a pixel's centre
+    n = 2 * c + 1
+    to_mm = np.array([[s, 0, -c * s], [0, -s, c * s], [0, 0, 1]])
+    view = cv2.warpPerspective(grey, H0 @ to_mm, (n, n),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    mm = (np.arange(n) - c) * s  # a column's u, a row's -v
+    # the fields that show plain paper (no stone, no side face, no shadow): a line is
+    # sought between two of them only (a stone's dark side face is a line too)
+    inner = int(round(3.0 * PX_PER_MM))
+    blocks = view[c - 5 * FIELD_PX:c + 5 * FIELD_PX, c - 5 * FIELD_PX:c + 5 * FIELD_PX]
+    blocks = blocks.reshape(10, FIELD_PX, 10, FIELD_PX).swapaxes(1, 2)[
+        :, :, inner:-inner, inner:-inner]
+    ref = max(float(np.percentile(blocks[:, :, ::3, ::3], 75)), 1.0)
+    plain = np.pad(blocks.std(axis=(2, 3)) / ref < PLAIN, 1, constant_values=True)
+    centres = (np.arange(10) - 4.5) * FIELD_MM
+    steps = np.arange(-reach - 1, reach + 2)
+    rows = []
+    for axis, img, sign in ((0, view, 1.0), (1, view.T, -1.0)):
+        # per band (its centre: v for axis 0, u for axis 1), the profile across the lines
+        bands = np.stack([img[np.abs(mm + sign * b) <= LINE_BAND_MM].mean(axis=0)
+                          for b in centres])
+        idx = c + FIELD_PX * np.arange(-5, 6)[:, None] * int(sign) + steps  # (11, window)
+        p = bands[:, idx]  # (10 bands, 11 lines, window)
+        depth = (np.minimum(bands[:, idx - side], bands[:, idx + side]) - p) / ref
+        j = np.argmax(depth[..., 1:-1], axis=2) + 1
+        d0, d1, d2 = (np.take_along_axis(depth, (j + o)[..., None], 2)[..., 0]
+                      for o in (-1, 0, 1))
+        curv = np.minimum(d0 - 2 * d1 + d2, -1e-6)
+        sub = np.clip(0.5 * (d0 - d2) / curv, -0.5, 0.5)
+        off = sign * (steps[j] + sub) * s
+        b_, k_ = np.meshgrid(np.arange(10), np.arange(11), indexing="ij")
+        if axis == 0:  # band b: row 9 - b; line k between columns k - 1 and k
+            clear = plain[10 - b_, k_] & plain[10 - b_, k_ + 1]
+        else:  # band b: column b; line k between rows 9 - k and 10 - k
+            clear = plain[10 - k_, b_ + 1] & plain[11 - k_, b_ + 1]
+        for b, k in zip(*np.nonzero(clear & (d1 >= LINE_DEPTH)), strict=True):
+            line = (k - 5.0) * FIELD_MM
+            u, v = (line, centres[b]) if axis == 0 else (centres[b], line)
+            rows.append((u, v, axis, off[b, k], d1[b, k]))
+    return np.array(rows, np.float64).reshape(-1, 5)
+
+
+def _grid_shift(found: np.ndarray) -> np.ndarray | None:
+    """The fix's error from the line pieces ``found`` (``_line_offsets``): the parameters of
+    a homography's small change (shift, linear part, perspective; ``_displaced``) fitted to
+    their offsets by least squares, robustly (Cauchy weights, scale ``REFINE_SCALE_MM``);
+    None where too few pieces were found either way."""
+    if min((found[:, 2] == a).sum() for a in (0, 1)) < MIN_LINES:
+        return None
+    x, y = found[:, 0] / 150.0, found[:, 1] / 150.0
+    one, zero, east = np.ones(len(found)), np.zeros(len(found)), found[:, 2] == 0
+    A = np.where(east[:, None],
+                 np.column_stack([one, x, y, zero, zero, zero, -x * x, -x * y]),
+                 np.column_stack([zero, zero, zero, one, x, y, -x * y, -y * y]))
+    b, w = found[:, 3], np.ones(len(found))
+    for _ in range(8):
+        sw = np.sqrt(w)
+        params = np.linalg.lstsq(A * sw[:, None], b * sw, rcond=None)[0]
+        r = (A @ params - b) / REFINE_SCALE_MM
+        w = 1.0 / (1.0 + r * r)
+    return params
+
+
+def _displaced(params: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    """Where the fix puts the board points ``uv`` (mm, (n, 2)) off where they show (mm):
+    du = a0 + a1 x + a2 y - x (g x + h y), dv = b0 + b1 x + b2 y - y (g x + h y), x and y
+    the point's u and v over 150 mm (a homography's first-order change)."""
+    a0, a1, a2, b0, b1, b2, g, h = params
+    x, y = uv[:, 0] / 150.0, uv[:, 1] / 150.0
+    return np.column_stack([a0 + a1 * x + a2 * y - x * (g * x + h * y),
+                            b0 + b1 * x + b2 * y - y * (g * x + h * y)])
+
+
+def _agreement(found: np.ndarray) -> float:
+    """How well a fix agrees with the line pieces ``found`` where it puts them: the sum of
+    their Cauchy weights (1 for a piece where the fix puts its line, 1/2 at
+    ``REFINE_SCALE_MM`` off)."""
+    return float((1.0 / (1.0 + (found[:, 3] / REFINE_SCALE_MM) ** 2)).sum())
+
+
+def _moved(fix: BoardFix, found: np.ndarray, geom: Geometry) -> BoardFix | None:
+    """``fix`` moved by the fit to the line pieces ``found`` on it (``_grid_shift``); None
+    where too few were found, where it puts no field's centre ``REFINE_MIN_MM`` off them or
+    moves a corner over ``MAX_REFINE_MM``."""
+    params = _grid_shift(found)
+    if params is None:
+        return None
+    centres = np.array([(u, v) for _, u, v, _ in geom.cells])
+    shift = _displaced(params, geom.corners_mm())
+    if (np.abs(_displaced(params, centres)).max() < REFINE_MIN_MM
+            or np.abs(shift).max() > MAX_REFINE_MM):
+        return None
+    corners_mm = geom.corners_mm() + shift
+    corners = cv2.perspectiveTransform(corners_mm.reshape(-1, 1, 2),
+                                       homography(fix, geom)).reshape(4, 2)
+    return BoardFix(corners, fix.coarse)
+
+
+def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
+    """``fix`` moved to where the board's printed lines show (``_line_offsets``,
+    ``_moved``): a found board's corners a few px off (or a tracked one's after a nudge)
+    leave white stones' tops and the model's crops off their fields. A moved fix is taken
+    only where the lines agree with it better (``_agreement``: by ``REFINE_GAIN`` at
+    least), then moved again once the same way; ``fix`` itself where it agrees with the
+    lines (most frames: one view and its profiles, about 2.5 ms) or too few show."""
+    found = _line_offsets(grey, homography(fix, geom))
+    for _ in range(REFINE_PASSES):
+        moved = _moved(fix, found, geom)
+        if moved is None:
+            break
+        again = _line_offsets(grey, homography(moved, geom))
+        if _agreement(again) < REFINE_GAIN * _agreement(found):
+            break
+        fix, found = moved, again
+    return fix
+
+
 def planes(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | None):
     """Homographies (board mm -> image px) of the board's top, the stones' tops and the
     table: the board's exactly through its four corners (``vision.board.homography``),
@@ -677,8 +828,9 @@ def _white_or_empty(kind, white: float, from_above: bool) -> float | None:
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Cubes board in ``image``."""
-    H0, H6, H_table = planes(image, fix, geom, calibration)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    fix = refine(grey, fix, geom)
+    H0, H6, H_table = planes(image, fix, geom, calibration)
     fields = _fields(image, grey, H0, H6)
     cards = _one_card_per_colour(_cards(image, H_table, fields["paper_L"]))
     grid = [["."] * 10 for _ in range(10)]
