@@ -29,7 +29,8 @@
 - light and colour (``colour_rows``): per e-SOLO-e game and light (as the training
   renders draw it, and lamps unlike theirs), the cubes' players read right on a table's
   frame without a colour calibration (before) and with one measured on another frame of
-  that table (after: white balance, exposure and the players' colours).
+  that table (after: white balance, exposure and the players' colours); for Cubes the
+  stones read of the right colour (after: with the four stones' measured colours).
 """
 
 from __future__ import annotations
@@ -398,9 +399,14 @@ COLOUR_LIGHTS = {
     "warm lamp, dim": {"wb": (0.6, 1.0, 1.5), "exposure": 0.22},
     "cold light": {"wb": (1.45, 1.0, 0.7), "exposure": 0.3},
 }
-COLOUR_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
+COLOUR_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "cubes")
 COLOUR_SEEDS = range(600, 640)  # held out: tuned on 100..299
 CALIBRATION_FRAME, TEST_FRAME = 0, 1  # the sensor noise of a table's two frames
+
+
+#: Cubes' calibration frame: a stone of each colour on these fields (row, column), the
+#: rest of the board empty
+COLOUR_STONES = {"black": (4, 6), "blue": (4, 3), "red": (4, 4), "orange": (4, 5)}
 
 
 def _colour_table(game: str, seed: int, light: dict | None):
@@ -408,11 +414,13 @@ def _colour_table(game: str, seed: int, light: dict | None):
     ``ColourCalibration`` or None where it could not be measured) of table ``seed``:
     its imaging drawn from the seed with ``light``'s changes; the colour measured on a
     frame of the table with a cube of player 0 on the first field and one of player 1 on
-    the last (``calibrate_colour``, the board registered from the true corners)."""
+    the last (Cubes: a stone of each colour, ``COLOUR_STONES``) (``calibrate_colour``,
+    the board registered from the true corners)."""
     from dataclasses import replace
 
     from calibration import colour, registration
     from calibration.files import CORNER_NAMES, CameraCalibration
+    from rules.cubes_position import LETTER
     from vision.board import geometry
     from vision.render.effects import random_effects
     from vision.render.frame import RenderOptions, render_scene
@@ -423,25 +431,34 @@ def _colour_table(game: str, seed: int, light: dict | None):
     if light is not None:
         fx = replace(fx, exposure=light["exposure"],
                      wb=tuple(a * b for a, b in zip(fx.wb, light["wb"], strict=True)))
-    cells = [[] for _ in geometry(game).cells]
-    names = [name for name, *_ in geometry(game).cells]
-    for player, k in ((0, 0), (1, -1)):
-        cells[k] = [{"player": player, "faces": dict.fromkeys(
-            ("up", "down", "north", "south", "east", "west"))}]
-    shown, truth = render_scene(game, {"cells": cells}, seed, options=RenderOptions(
-        effects=fx, frame=CALIBRATION_FRAME))
-    # the fields as vision names them (a square tile without marks: by the camera)
-    where = {stack[0]["player"]: names[i] for i, stack in enumerate(truth["position"]["cells"])
-             if stack}
-    image, truth = render_scene(game, random_position(game, seed), seed,
+    position = random_position(game, seed)
+    if game == "cubes":
+        grid = [["."] * 10 for _ in range(10)]
+        for name, (row, col) in COLOUR_STONES.items():
+            grid[row][col] = LETTER[name] + "3"
+        shown, _ = render_scene(game, {**position, "grid": grid}, seed,
+                                options=RenderOptions(effects=fx, frame=CALIBRATION_FRAME))
+        pieces = {name: f"{row},{col}" for name, (row, col) in COLOUR_STONES.items()}
+    else:
+        cells = [[] for _ in geometry(game).cells]
+        names = [name for name, *_ in geometry(game).cells]
+        for player, k in ((0, 0), (1, -1)):
+            cells[k] = [{"player": player, "faces": dict.fromkeys(
+                ("up", "down", "north", "south", "east", "west"))}]
+        shown, truth = render_scene(game, {"cells": cells}, seed, options=RenderOptions(
+            effects=fx, frame=CALIBRATION_FRAME))
+        # the fields as vision names them (a square tile without marks: by the camera)
+        where = {stack[0]["player"]: names[i]
+                 for i, stack in enumerate(truth["position"]["cells"]) if stack}
+        pieces = {"player 0": where[0], "player 1": where[1]}
+    image, truth = render_scene(game, position, seed,
                                 options=RenderOptions(effects=fx, frame=TEST_FRAME))
     corners = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
     camera = CameraCalibration(np.array(truth["camera"]["K"]),
                                np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
     reg = registration.register_manual(corners, game, (1280, 720))
     try:
-        cal = colour.calibrate_colour([shown], reg, {"player 0": where[0],
-                                                     "player 1": where[1]}, camera=camera)
+        cal = colour.calibrate_colour([shown], reg, pieces, camera=camera)
     except colour.ColourError:
         cal = None
     return image, truth, {"board": corners, "K": camera.K, "dist": camera.dist}, cal
@@ -468,17 +485,73 @@ def _players(game: str, image: np.ndarray, truth: dict, calibration: dict) -> Co
     return out
 
 
+def _stones(image: np.ndarray, truth: dict, calibration: dict) -> Counter:
+    """The truth's players' stones (``stones``), those ``image`` observed with
+    ``calibration`` reads of the right colour (``colour right``) and exactly (``exact``:
+    colour, digit and side), and the white stones and empty fields read as a player's
+    stone (``false``)."""
+    from rules.cubes_position import is_stone
+    from vision.observe import observe
+
+    got = observe(image, "cubes", calibration=calibration)["position"]["grid"]
+    out: Counter = Counter()
+    for want_row, got_row in zip(truth["position"]["grid"], got, strict=True):
+        for want, read in zip(want_row, got_row, strict=True):
+            if is_stone(want):
+                out["stones"] += 1
+                out["colour right"] += bool(read) and read[0] == want[0]
+                out["exact"] += read == want
+            elif read and is_stone(read):
+                out["false"] += 1
+    return out
+
+
+def _stone_rows(seeds, lights) -> list[dict]:
+    """``colour_rows``' rows for Cubes: the stones of the right colour without a colour
+    file, with the file's white balance and exposure, and with the stones' measured
+    colours too."""
+    from calibration.files import ColourCalibration, colour_entries
+
+    rows = []
+    for light in lights:
+        tallies = defaultdict(Counter)
+        failed = 0
+        for seed in seeds:
+            image, truth, base, cal = _colour_table("cubes", seed, COLOUR_LIGHTS[light])
+            failed += cal is None
+            exposed = None if cal is None else ColourCalibration(
+                cal.wb_gains, cal.exposure, cal.reference, {})
+            for name, extra in (("none", {}),
+                                ("+ exposure", {"colour": exposed} if exposed else {}),
+                                ("+ stones", colour_entries(cal) if cal else {})):
+                tallies[name] += _stones(image, truth, {**base, **extra})
+        before, exposed, after = (tallies[k] for k in ("none", "+ exposure", "+ stones"))
+        n = before["stones"]
+        rows.append(_row("stone colours read right (colour file)",
+                         f"cubes, {light}, seeds {seeds[0]}..{seeds[-1]}", n,
+                         f"{before['colour right']}/{n}", f"{after['colour right']}/{n}",
+                         f"+ exposure {exposed['colour right']}, + stones "
+                         f"{after['colour right']}; exact {before['exact']} -> "
+                         f"{exposed['exact']} -> {after['exact']}; white or empty read "
+                         f"a player's {before['false']} -> {exposed['false']} -> "
+                         f"{after['false']}" + (f"; not measured {failed}" if failed else "")))
+    return rows
+
+
 def colour_rows(seeds=COLOUR_SEEDS, games=COLOUR_GAMES, lights=tuple(COLOUR_LIGHTS)
                 ) -> list[dict]:
     """Per game and light: the cubes whose player is read right (top cubes of the stacks
     read occupied, lower cubes of those read at their height) without a colour file
     (before) and with one (after), each table's test frame read on its true corners and
     camera; beside them the colour file's white balance alone, with its exposure gain,
-    then with the players' colours."""
+    then with the players' colours. Cubes: its stones (``_stone_rows``)."""
     from calibration.files import ColourCalibration, colour_entries
 
     rows = []
     for game in games:
+        if game == "cubes":
+            rows += _stone_rows(seeds, lights)
+            continue
         for light in lights:
             tallies = defaultdict(Counter)
             failed = 0
@@ -524,20 +597,29 @@ if __name__ == "__main__":
 
     from bench.__main__ import format_table
 
-    # python -m bench.calibration_bench [boards|colour FIRST..LAST]: every table, or the
-    # board rows (held out: not the dev seeds 100..399) or the colour rows alone on those
-    # seeds
-    args, seeds = sys.argv[1:], None
-    usage = "usage: python -m bench.calibration_bench [boards|colour FIRST..LAST]"
+    # python -m bench.calibration_bench [boards|colour FIRST..LAST [GAME,...]]: every
+    # table, or the board rows (held out: not the dev seeds 100..399) or the colour rows
+    # alone on those seeds (of the games named: COLOUR_GAMES)
+    args, seeds, games = sys.argv[1:], None, COLOUR_GAMES
+    usage = ("usage: python -m bench.calibration_bench [boards FIRST..LAST|colour "
+             f"FIRST..LAST [GAME,...]] (colour games: {','.join(COLOUR_GAMES)})")
     if args in (["-h"], ["--help"]):
         print(f"{usage}\n\n{__doc__}")
         sys.exit(0)
+    if len(args) == 3 and args[0] == "colour":
+        games = tuple(args.pop().split(","))
+        if not set(games) <= set(COLOUR_GAMES):
+            sys.exit(usage)
     if len(args) == 2 and args[0] in ("boards", "colour"):
         first, _, last = args[1].partition("..")
         if first.isdigit() and last.isdigit() and int(first) <= int(last):
             seeds = range(int(first), int(last) + 1)
     if args and seeds is None:
         sys.exit(usage)
-    rows = measure() if not args else (board_rows if args[0] == "boards" else colour_rows)(
-        seeds)
+    if not args:
+        rows = measure()
+    elif args[0] == "boards":
+        rows = board_rows(seeds)
+    else:
+        rows = colour_rows(seeds, games)
     print(format_table(TITLE, rows))

@@ -15,13 +15,16 @@ plane ``height_mm`` above the board, through the board's pose), its colour in th
 as ``ColourCalibration.apply`` gives it (after the white balance and the exposure gain,
 as the readers see it): the medians BGR and Lab (OpenCV's 8-bit scale: L 0..255, a and b
 offset by 128) of its lighter half (``vision.piece_colours.colour_of``: the print left
-out). The readers use the pieces named as ``vision.piece_colours.NAMES``
-says (e-SOLO-e: ``player 0``, natural wood, and ``player 1``, green); other names are
-stored and not used.
+out). A Cubes stone's centre is its white disc: its colour is the median of its corners
+round the disc (``RING_MM``, on the stones' tops 6 mm up). The readers use the pieces
+named as ``vision.piece_colours.NAMES`` says (e-SOLO-e: ``player 0``, natural wood, and
+``player 1``, green; Cubes: a stone of each colour, ``black``, ``blue``, ``red``,
+``orange``); other names are stored and not used.
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from calibration.files import BoardRegistration, CameraCalibration, ColourCalibration
@@ -34,6 +37,13 @@ TARGET_LEVEL = 180.0  # below the highlight shoulder cameras compress (about 205
 CLIPPED = 250  # a reference pixel this bright in any channel is clipped
 SHOULDER = 205.0  # above this level highlights are compressed (renderer: 0.8 of full scale)
 FIELD_SHRINK = 0.6  # the share of a field's side measured for a piece's top
+#: a Cubes stone's top (24 mm square, a white or black disc of 9.7 mm radius in its middle:
+#: vision.render.pieces) is measured on its coloured corners: 10.8 mm or more from the
+#: field's centre and within 10.5 mm of it each way (a stone lies up to 1.5 mm off it)
+RING_MM = (10.8, 10.5)
+#: the height of a piece's top above the board by game, where not a cube's 18 mm
+#: (``calibrate_colour``'s ``height_mm`` None): Cubes' stones are 6 mm thick
+TOP_MM = {"cubes": 6.0}
 
 
 class ColourError(ValueError):
@@ -96,11 +106,19 @@ def white_balance(pixels: np.ndarray) -> tuple[np.ndarray, dict]:
     return gains, exposure
 
 
+def _ring() -> np.ndarray:
+    """The (48, 48) mask of ``RING_MM`` in a 12 mm half side crop (``piece_colour``)."""
+    c = (np.arange(48) + 0.5) / 2.0 - 12.0
+    x, y = np.meshgrid(c, c)
+    return (np.hypot(x, y) >= RING_MM[0]) & (np.maximum(np.abs(x), np.abs(y)) <= RING_MM[1])
+
+
 def piece_colour(images: list[np.ndarray], reg: BoardRegistration, cell: str,
                  gains: np.ndarray, height_mm: float,
                  camera: CameraCalibration | None = None) -> dict:
     """The top colour of the piece on field ``cell``: {"bgr", "lab", "field"}; ``gains``:
-    the B, G, R multipliers of the frame as it is read (``ColourCalibration.gains``)."""
+    the B, G, R multipliers of the frame as it is read (``ColourCalibration.gains``). A
+    Cubes stone: the median of its corners round its disc (``RING_MM``)."""
     geom = geometry(reg.game)
     names = [c[0] for c in geom.cells]
     if cell not in names:
@@ -111,12 +129,20 @@ def piece_colour(images: list[np.ndarray], reg: BoardRegistration, cell: str,
     dist = camera.dist if camera is not None else None
     pose = board_pose(BoardFix(corners, corners), geom, reg.image_size, K, dist)
     H = pose.plane_homography(height_mm) if height_mm else homography(corners, geom)
+    stone = reg.game == "cubes"
     pixels = []
     for image in images:
-        crop = square_crop(image, H, u, v, half * FIELD_SHRINK, 24)
-        pixels.append(crop.reshape(-1, 3))
+        if stone:
+            pixels.append(square_crop(image, H, u, v, 12.0, 48)[_ring()])
+        else:
+            pixels.append(square_crop(image, H, u, v, half * FIELD_SHRINK, 24).reshape(-1, 3))
     seen = np.clip(np.concatenate(pixels).astype(np.float64) * gains + 0.5, 0, 255)
-    bgr, lab = colour_of(seen.astype(np.uint8))
+    if stone:
+        bgr = np.median(seen, axis=0)
+        lab = cv2.cvtColor(np.round(bgr).astype(np.uint8).reshape(1, 1, 3),
+                           cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
+    else:
+        bgr, lab = colour_of(seen.astype(np.uint8))
     return {"field": cell, "bgr": np.round(bgr, 2).tolist(),
             "lab": np.round(lab, 2).tolist()}
 
@@ -124,10 +150,11 @@ def piece_colour(images: list[np.ndarray], reg: BoardRegistration, cell: str,
 def calibrate_colour(images: list[np.ndarray], reg: BoardRegistration | None,
                      pieces: dict[str, str] | None = None, *,
                      white_box: tuple[int, int, int, int] | None = None,
-                     height_mm: float = 18.0,
+                     height_mm: float | None = None,
                      camera: CameraCalibration | None = None) -> ColourCalibration:
     """White balance and exposure from the board top (or ``white_box``), and each named
-    piece's colour (``pieces``: name -> field) from the same frames."""
+    piece's colour (``pieces``: name -> field) from the same frames, their tops
+    ``height_mm`` above the board (None: the game's, ``TOP_MM``, else 18)."""
     if not images:
         raise ColourError("no frames to measure")
     if white_box is not None:
@@ -146,5 +173,7 @@ def calibrate_colour(images: list[np.ndarray], reg: BoardRegistration | None,
     for name, cell in (pieces or {}).items():
         if reg is None:
             raise ColourError("piece colours need a board registration")
+        if height_mm is None:
+            height_mm = TOP_MM.get(reg.game, 18.0)
         measured[name] = piece_colour(images, reg, cell, cal.gains, height_mm, camera)
     return ColourCalibration(gains, exposure, reference, measured)

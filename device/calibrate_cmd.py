@@ -73,10 +73,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "instead of the board top")
     col.add_argument("--piece", action="append", default=[], metavar="NAME=FIELD",
                      help="a piece to measure and the field it stands on (repeat), e.g. "
-                          "'player 0=0' 'player 1=4' (the names e-SOLO-e's reader uses)")
-    col.add_argument("--height", type=float, default=18.0,
-                     help="height of the pieces' tops above the board, mm (default 18: "
-                          "an e-SOLO-e cube)")
+                          "'player 0=0' 'player 1=4' (the names e-SOLO-e's reader uses; "
+                          "Cubes': a stone of each colour, 'black=4,3' 'blue=4,4' ...)")
+    col.add_argument("--height", type=float, default=None,
+                     help="height of the pieces' tops above the board, mm (default: 18, "
+                          "an e-SOLO-e cube; Cubes 6, a stone)")
     col.add_argument("--camera", metavar="FILE", help="camera file (better piece crops)")
     col.add_argument("--out", metavar="FILE", required=True, help="colour file to write")
 

@@ -15,6 +15,13 @@ boundary, ``read_esoloe.GREEN_BELOW_A``, was fitted on the training renders' woo
 light). Against the glaze seen in the same frame, not against grey: a frame's cast that
 the colour file does not undo (a camera's highlight shoulder compresses the glaze,
 another exposure another way) moves the glaze and the cubes alike.
+
+Cubes (``stone_classes``): which pixels of a stone's window are of a player's colour is
+the fixed rule's (balanced on the paper: saturated, or dark), but each is named by the
+nearest of the four measured stones' colours (Lab, in the frame as read) instead of by
+the fixed hue ranges and darkness: under a warm dim lamp a black stone's top balanced on
+the paper looked blue, an orange one red. The stones are measured on their coloured
+corners round the disc (``calibration.colour.RING_MM``).
 """
 
 from __future__ import annotations
@@ -23,6 +30,13 @@ import cv2
 import numpy as np
 
 GREY = 128.0  # Lab a and b of grey (the board top after the white balance)
+#: Lab L's weight against a and b in ``stone_classes``' distance (a stone's lightness
+#: falls off with the lamp across the board, its hue does not). Dev renders 140..199, the
+#: classical colour of the stones under the bench's warm dim lamp and cold light
+#: (calibration_bench's ``COLOUR_LIGHTS``): right 265 / 329 of 274 / 334 at 0.5, 268 /
+#: 330 at 0.35 (254 / 322 by the fixed rule); at 1.0 a red stone in the lamp's fall-off
+#: read orange (dev 107)
+L_WEIGHT = 0.35
 
 #: per game, the names of the pieces whose colour its reader decides, in its order (the
 #: index is what the reader reads: e-SOLO-e's player 0, natural wood, and 1, green)
@@ -30,6 +44,8 @@ NAMES = {
     "esoloe": ("player 0", "player 1"),
     "esoloe-tictactoe": ("player 0", "player 1"),
     "esoloe-3andc": ("player 0", "player 1"),
+    # Cubes: one stone of each colour, in ``read_cubes._votes``' order of its classes
+    "cubes": ("black", "blue", "red", "orange"),
 }
 
 
@@ -63,3 +79,18 @@ def green_red(crop: np.ndarray, glaze_a: float, colours: np.ndarray
     halfway between their a, less grey's)."""
     return (float(colour_of(crop)[1][1]) - glaze_a,
             float(colours[0][1] + colours[1][1]) / 2 - GREY)
+
+
+def stone_classes(bgr: np.ndarray, coloured: np.ndarray, colours: np.ndarray) -> np.ndarray:
+    """Per pixel of ``bgr`` (BGR uint8, (..., 3)), one-hot over the measured stones'
+    colours ``colours`` ((k, 3) Lab, ``measured``'s order): the nearest in Lab, for the
+    pixels ``coloured`` ((...) bool: of a player's colour by the fixed rule) only, zeros
+    elsewhere. (..., k) float32."""
+    lab = cv2.cvtColor(np.asarray(bgr, np.uint8).reshape(-1, 1, 3),
+                       cv2.COLOR_BGR2Lab).reshape(-1, 1, 3).astype(np.float32)
+    scale = np.array([L_WEIGHT, 1.0, 1.0], np.float32)
+    nearest = np.argmin(np.linalg.norm((lab - colours.astype(np.float32)[None]) * scale,
+                                       axis=2), axis=1)
+    out = np.eye(len(colours), dtype=np.float32)[nearest]
+    out *= np.asarray(coloured, bool).reshape(-1, 1)
+    return out.reshape(*np.shape(coloured), len(colours))

@@ -74,6 +74,7 @@ import cv2
 import numpy as np
 
 from rules.cubes_position import WHITES, reading_turns
+from vision import piece_colours
 from vision.board import BoardFix, Geometry, homography
 from vision.classifier import Prediction, shared, stone_token
 from vision.grid import board_pose, square_crop
@@ -311,12 +312,15 @@ def _shift(H0: np.ndarray, H6: np.ndarray) -> tuple[float, float]:
     return float(u), float(v)
 
 
-def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
+def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float],
+           pieces: np.ndarray | None = None) -> np.ndarray:
     """Per field given, the shares of its stone window's pixels (the top's square and the near
     side face, less the far band where a neighbour's side face shows at a slant) that
     look black, blue, red and orange: each pixel (every other row and column) balanced on
     the ``paper``'s white and named as ``_colours`` names a patch. ``top``: the fields'
-    blocks on the top plane (n, FIELD_PX, FIELD_PX, 3)."""
+    blocks on the top plane (n, FIELD_PX, FIELD_PX, 3). ``pieces``: the stones' measured
+    colours (``piece_colours.measured``), which name those pixels instead
+    (``piece_colours.stone_classes``)."""
     sub = top[:, ::2, ::2]
     n = sub.shape[1]
     balanced = np.clip(sub * (255.0 / np.maximum(paper.astype(np.float32), 1.0)), 0, 255)
@@ -328,6 +332,8 @@ def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float]) -> np
     classes = np.stack([~hued & (v < DARK), hued & (hue >= 180) & (hue < 260),
                         hued & ((hue < 15) | (hue >= 330)), hued & (hue >= 15) & (hue < 50)],
                        axis=2).astype(np.float32).reshape(len(top), n, n, 4)
+    if pieces is not None:
+        classes = piece_colours.stone_classes(sub, classes.any(axis=3), pieces)
     g = ((np.arange(FIELD_PX) + 0.5) / PX_PER_MM - FIELD_MM / 2)[::2]
     x, y = np.meshgrid(g, -g)
     sx, sy = shift
@@ -339,7 +345,8 @@ def _votes(top: np.ndarray, paper: np.ndarray, shift: tuple[float, float]) -> np
     return _means(classes, window)[:, 0]
 
 
-def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray) -> dict:
+def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray,
+            pieces: np.ndarray | None = None) -> dict:
     """Per field (row-major): ``colour`` (None: none) and its ``confidence``, ``active``
     (the disc is light), ``measures`` and ``white`` (the occupancy model's probability);
     ``paper_L``: the board's paper (the fields' median look) in Lab L; ``shift`` (``_shift``).
@@ -361,7 +368,7 @@ def _fields(image: np.ndarray, grey: np.ndarray, H0: np.ndarray, H6: np.ndarray)
     votes = np.zeros((100, 4), np.float32)
     uneven = np.flatnonzero(spread >= EVEN)  # an even top shows no colour: not looked at
     if len(uneven):
-        votes[uneven] = _votes(top_bgr[uneven], paper, shift)
+        votes[uneven] = _votes(top_bgr[uneven], paper, shift, pieces)
     hue = votes[:, 1:].argmax(axis=1)
     share = votes[:, 1:].max(axis=1)
     hued = (share >= HUE_SHARE) & (spread >= EVEN)
@@ -831,7 +838,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     fix = refine(grey, fix, geom)
     H0, H6, H_table = planes(image, fix, geom, calibration)
-    fields = _fields(image, grey, H0, H6)
+    fields = _fields(image, grey, H0, H6, piece_colours.measured(calibration, "cubes"))
     cards = _one_card_per_colour(_cards(image, H_table, fields["paper_L"]))
     grid = [["."] * 10 for _ in range(10)]
     colours = {c for c in fields["colour"] if c is not None}

@@ -79,3 +79,24 @@ def test_calibrate_colour_says_which_names_the_reader_uses(capsys):
     assert "'green' stored, not used by esoloe's reader" in err
     _pieces_warning("esoloe", {"player 0": "0", "player 1": "4"})
     assert capsys.readouterr().err == ""
+
+
+def test_a_stone_is_measured_on_its_corners_not_its_white_disc():
+    """A Cubes stone's top: a white disc of 9.7 mm radius on its colour, 24 mm square.
+    Its measured colour is the colour round the disc (the field's central square would be
+    mostly the disc)."""
+    import cv2
+
+    image = np.full((720, 1280, 3), 200, np.uint8)  # the board's white card
+    corners = np.array([[475, 195], [805, 195], [805, 525], [475, 525]], float)  # 1 px a mm
+    reg = registration.register_manual(corners, "cubes", (1280, 720))
+    cx, cy = 640 - 15, 360 - 15  # field 4,4's centre: u -15, v 15 mm
+    image[cy - 12:cy + 12, cx - 12:cx + 12] = (150, 60, 40)  # a blue stone
+    cv2.circle(image, (cx, cy), 10, (200, 200, 200), -1)
+    cal = colour.calibrate_colour([image], reg, {"blue": "4,4"}, height_mm=0.0)
+    seen = cal.apply(image)[cy - 11, cx - 11]  # a corner of the stone as read
+    assert cal.pieces["blue"]["bgr"] == pytest.approx(seen.tolist(), abs=2)
+    # its disc left out: not the white stone's colour measured on the same field
+    image[cy - 12:cy + 12, cx - 12:cx + 12] = 200
+    white = colour.calibrate_colour([image], reg, {"white": "4,4"}, height_mm=0.0)
+    assert white.pieces["white"]["lab"][2] - cal.pieces["blue"]["lab"][2] > 30

@@ -51,3 +51,23 @@ def test_the_reader_decides_by_the_measured_boundary():
     player, confidence = _player(crop, glaze_a, colours)
     assert player == 0 and 0.5 < confidence < 1.0
     assert _player(_lab_crop(120, 112, 150), glaze_a, colours)[0] == 1
+
+
+STONES = {"black": [50.0, 130.0, 118.0], "blue": [90.0, 135.0, 85.0],
+          "red": [120.0, 175.0, 160.0], "orange": [170.0, 150.0, 185.0]}
+
+
+def test_a_stone_s_pixels_are_named_by_the_nearest_measured_stone():
+    """The pixels of a player's colour (by the fixed rule) are named by the nearest of the
+    four measured stones, in ``NAMES``' order (black, blue, red, orange); the others by
+    none. A dark bluish pixel is the black stone's; an orange-red one between red and
+    orange the nearer's."""
+    colours = piece_colours.measured({"pieces": STONES}, "cubes")
+    assert colours.tolist() == [STONES[n] for n in ("black", "blue", "red", "orange")]
+    pixels = np.concatenate([_lab_crop(55, 131, 112, 1), _lab_crop(150, 165, 178, 1),
+                             _lab_crop(125, 172, 158, 1), _lab_crop(200, 128, 128, 1)])
+    got = piece_colours.stone_classes(pixels, np.array([[True], [True], [True], [False]]),
+                                      colours)
+    assert got.shape == (4, 1, 4)
+    assert got[:, 0].tolist() == [[1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0], [0, 0, 0, 0]]
+    assert piece_colours.measured({"pieces": {"black": STONES["black"]}}, "cubes") is None
