@@ -183,6 +183,26 @@ def decide(evidence: list[tuple[str, dict, dict | None]], cube_set: str,
     the rules forbid, as likely as each symbol up, not three times as likely).
     Returns (faces, probability of each given face, number of orientations still open
     above 1 % of the weight)."""
+    masses, open_ = face_masses(evidence, cube_set, blank_up)
+    return (*given(masses, confident), open_)
+
+
+def given(masses: dict, confident: float) -> tuple[dict, dict]:
+    """(faces, probability of each given face): per direction the value of most weight
+    (``face_masses``) where it holds at least ``confident`` of it, else None."""
+    faces, probs = {}, {}
+    for d, mass in masses.items():
+        value, p = max(mass.items(), key=lambda kv: kv[1])
+        faces[d] = value if p >= confident else None
+        if faces[d] is not None:
+            probs[d] = p
+    return faces, probs
+
+
+def face_masses(evidence: list[tuple[str, dict, dict | None]], cube_set: str,
+                blank_up: float = 1.0) -> tuple[dict, int]:
+    """Per direction, each face value's share of the orientations' weight (``decide``'s
+    weighing), and the number of orientations above 1 % of the weight."""
     options = orientations(cube_set)
     logw = np.array([np.log(blank_up) if o.faces[0] == BLANK else 0.0 for o in options])
     for direction, labels, tops in evidence:
@@ -195,13 +215,9 @@ def decide(evidence: list[tuple[str, dict, dict | None]], cube_set: str,
             logw[k] += np.log(max(p, 1e-12))
     w = np.exp(logw - logw.max())
     w /= w.sum()
-    faces, probs = {}, {}
+    masses: dict[str, dict[str, float]] = {}
     for i, d in enumerate(FACES):
-        mass: dict[str, float] = {}
+        mass = masses.setdefault(d, {})
         for k, o in enumerate(options):
             mass[o.faces[i]] = mass.get(o.faces[i], 0.0) + float(w[k])
-        value, p = max(mass.items(), key=lambda kv: kv[1])
-        faces[d] = value if p >= confident else None
-        if faces[d] is not None:
-            probs[d] = p
-    return faces, probs, int(np.sum(w > 0.01))
+    return masses, int(np.sum(w > 0.01))

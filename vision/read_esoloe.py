@@ -85,6 +85,11 @@ FACE_PX_PER_MM = 4.0  # the rectified top-plane view in which a cube's top face 
 FACE_CROP = 32  # models/symbol.onnx's input size
 FACE_CONFIDENT = 0.9  # a face (or player) reading under this is listed in ``uncertain``
 FACE_DECIDE = 0.9  # a face is given when orientations holding this much weight agree
+UP_DECIDE = 0.7  # ... but the top cube's up face from this much, listed with the other
+#   symbols as its alternatives below FACE_CONFIDENT (dev renders, true corners, any camera,
+#   seeds 100..299, top cubes at their height whose up face 0.9 left null: esoloe 29 of 36
+#   at 0.7 or more, all right; tic-tac-toe and 3andC 38 of 45, 37 right, the wrong one at
+#   0.80; from 0.5 32 / 45 with 1 / 4 wrong)
 LABEL_FLOOR = 0.01  # the symbol head's probabilities are mixed with this much of uniform
 ROTATION_FLOOR = 0.005  # ... the rotation head's with this much (0.02 -> 0.005: dev renders,
 #   true corners, seeds 100..199 / 200..299, cubes resolved whole: tic-tac-toe overhead
@@ -600,10 +605,24 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
             if (id(field), level) in colour:
                 _colour(cube, colour[(id(field), level)], level == field["height"] - 1)
             if (id(field), level) in evidence:
-                faces, probs, _ = cg.decide(evidence[(id(field), level)], cube_set,
-                                            FACE_DECIDE, BLANK_UP)
-                cube["faces"], cube["face_probability"] = faces, probs
+                masses, _ = cg.face_masses(evidence[(id(field), level)], cube_set, BLANK_UP)
+                cube["faces"], cube["face_probability"] = cg.given(masses, FACE_DECIDE)
+                if level == field["height"] - 1:
+                    _unsure_up(cube, masses["up"])
     return out
+
+
+def _unsure_up(cube: dict, mass: dict) -> None:
+    """A top cube's up face left null under ``FACE_DECIDE``: given where one symbol holds
+    ``UP_DECIDE`` of the weight, the other symbols its ``up_alternatives`` (a blank face
+    up, which the rules forbid, named as neither)."""
+    value, p = max(mass.items(), key=lambda kv: kv[1])
+    if cube["faces"]["up"] is not None or value == BLANK or p < UP_DECIDE:
+        return
+    cube["faces"]["up"], cube["face_probability"]["up"] = value, p
+    cube["up_alternatives"] = [[v, round(m, 4)] for v, m in sorted(
+        mass.items(), key=lambda kv: -kv[1]) if v not in (value, BLANK)
+        and m >= ALTERNATIVE_MIN]
 
 
 def _steep(frame: _Frame, u: float, v: float, z: float) -> bool:
@@ -901,7 +920,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             reading.add(got["player_confidence"], f"{path}.player", 0.9, None if listed
                         else [[1 - got["player"], round(1 - got["player_confidence"], 4)]])
             for d, p in got["face_probability"].items():
-                reading.add(p, f"{path}.faces.{d}", FACE_CONFIDENT)
+                reading.add(p, f"{path}.faces.{d}", FACE_CONFIDENT,
+                            got.get("up_alternatives") if d == "up" else None)
         cells.append(stack)
     return reading
 
