@@ -3,10 +3,11 @@
 First the board's corners are refined on its printed lines (``refine``): corners a few
 px off (a found board's, a tracked one's after a nudge) put white stones' tops and the
 model's crops off their fields. Each line is sought, between two fields that show plain
-paper, up to ``REFINE_REACH_MM`` either way of where the corners put it; a homography's
-small change is fitted to what is found (robustly), and the corners it moves are taken
-where it puts a field's centre ``REFINE_MIN_MM`` or more off and the lines agree better
-with them (``REFINE_GAIN``), twice at most.
+paper, up to ``REFINE_REACH_MM`` either way of where the corners put it (an outer line
+``OUTWARD_MM`` beyond it at most: the board's printed border lies 12 mm further); a
+homography's small change is fitted to what is found (robustly), and the corners it moves
+are taken where it puts a field's centre ``REFINE_MIN_MM`` or more off and the lines agree
+better with them (``REFINE_GAIN``), twice at most.
 
 The board is looked at twice, each time as one rectified top view of the 10 x 10 fields
 (``PX_PER_MM``; one warp each): on the board's plane and on the plane of the stones' tops
@@ -182,6 +183,7 @@ MAX_REFINE_MM = 15.0  # a refinement moving a corner farther (mm) is not taken
 REFINE_GAIN = 1.2  # how much better the lines must agree with a moved fix
 REFINE_MIN_MM = 1.0  # a fix putting no field's centre this far off the lines is kept
 REFINE_PASSES = 2
+OUTWARD_MM = 3.0  # farthest an outer line is taken beyond where the fix puts it
 
 
 def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.ndarray]:
@@ -717,6 +719,9 @@ def _line_offsets(grey: np.ndarray, H0: np.ndarray) -> np.ndarray:
             clear = plain[10 - b_, k_] & plain[10 - b_, k_ + 1]
         else:  # band b: column b; line k between rows 9 - k and 10 - k
             clear = plain[10 - k_, b_ + 1] & plain[11 - k_, b_ + 1]
+        # the board's outer lines: their darkest place beyond them may be the board's
+        # printed border (where the fix takes the board several mm too large), not the line
+        clear &= ~(((k_ == 0) & (off < -OUTWARD_MM)) | ((k_ == 10) & (off > OUTWARD_MM)))
         for b, k in zip(*np.nonzero(clear & (d1 >= LINE_DEPTH)), strict=True):
             line = (k - 5.0) * FIELD_MM
             u, v = (line, centres[b]) if axis == 0 else (centres[b], line)

@@ -40,6 +40,24 @@ def test_corners_several_px_off_are_moved_onto_the_lines(seed, camera):
     assert error.max() < 1.0, error
 
 
+@pytest.mark.parametrize("seed, outward", [(177, 7.0), (177, 9.0), (142, 7.0)])
+def test_a_board_taken_too_large_is_not_fitted_to_its_printed_border(seed, outward):
+    """The north corners ``outward`` mm beyond the board's (dev 177, 142, any camera): the
+    board's printed border, 12 mm beyond its outer line, lies where the fix puts that line
+    and was taken for it (the fix kept 4.4..5.6 px off; dev 142 made worse by random
+    corners 3 px off, sure white stones read empty)."""
+    import cv2
+
+    image, truth = _render(seed, "any")
+    true = truth_fix(truth).corners
+    H = cv2.getPerspectiveTransform(GEOM.corners_mm().astype(np.float32),
+                                    true.astype(np.float32))
+    mm = GEOM.corners_mm() + np.array([[0.0, outward], [0.0, outward], [0.0, 0.0], [0.0, 0.0]])
+    moved = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), H).reshape(4, 2)
+    fix = read_cubes.refine(_grey(image), BoardFix(moved, moved), GEOM)
+    assert np.linalg.norm(fix.corners - true, axis=1).max() < 1.5
+
+
 @pytest.mark.parametrize("seed, camera", [(117, "any"), (120, "overhead")])
 def test_right_corners_are_kept(seed, camera):
     image, truth = _render(seed, camera)
