@@ -79,6 +79,11 @@ BLUE_FIELD_HUE = 85  # ... and so is a pixel of hue 85..95 (OpenCV's 0..180; cya
 #   glaze overexposed, Lab a far below the glaze's, b not); a cube's median hue is at most
 #   63 (dev 100..199, 135 cubes on blue fields). Dev as above: 10 / 12 -> 10 / 7 (80: the
 #   same), misses unchanged
+BLUE_MIN_LIGHT = 0.2  # ... if it is at least this light against the glaze (Lab L): a dark
+#   cube face is near neutral, so "bluer" than a warm glaze (dev 175's green cube on the
+#   centre field, its south face seen, read empty). Dev renders, 3andC, any camera, true
+#   corners, seeds 100..299, occupancy missed / extra, heights wrong: 0 13 / 17, 5; 0.15
+#   and 0.2 11 / 17, 3; 0.25 and 0.3 10 / 19, 3; 0.4 10 / 28, 2
 GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
 DIRECTIONS = ("up", "down", "north", "south", "east", "west")
 FACE_PX_PER_MM = 4.0  # the rectified top-plane view in which a cube's top face is sought
@@ -228,9 +233,9 @@ def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze,
     median Lab (a, b) distance from the glaze's (Lab ``glaze``) and its median lightness
     over the glaze's; on a ``blue_field`` (3andC's) the blue glaze counts as bare board (its
     own score is low): a pixel of hue ``BLUE_FIELD_HUE``..135 or ``BLUE_FIELD_B`` bluer
-    than the glaze. Elsewhere blue is no glaze: a natural cube's blue print, which filled
-    a field's crop from above, was taken for glaze (the fields' painted outlines lie
-    outside the crop). The medians ignore the black dots."""
+    than the glaze, not darker than ``BLUE_MIN_LIGHT`` of it. Elsewhere blue is no glaze:
+    a natural cube's blue print, which filled a field's crop from above, was taken for
+    glaze (the fields' painted outlines lie outside the crop). The medians ignore the black dots."""
     score = material_score(crop, geom.material).astype(np.float64)
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float64)
     blue = np.zeros(score.shape, bool)
@@ -238,6 +243,7 @@ def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze,
         hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
         blue = (hsv[..., 0] >= BLUE_FIELD_HUE) & (hsv[..., 0] <= 135) & (hsv[..., 1] > 50)
         blue |= lab[..., 2] - glaze[2] < -BLUE_FIELD_B
+        blue &= lab[..., 0] >= BLUE_MIN_LIGHT * glaze[0]
     score[blue] = reference
     chroma = np.hypot(lab[..., 1] - glaze[1], lab[..., 2] - glaze[2])
     chroma[blue] = 0.0
