@@ -2,14 +2,18 @@
 set-up (``tableref calibrate board``).
 
 - Automatic: ``vision.board.find_board`` on the first frames of the still, empty board;
-  on a ceramic tile with painted lines (``LINE_FIT``: e-SOLO-e's strip, tic-tac-toe,
-  3andC) each frame's corners are then checked against those lines (``on_lines``: a side
+  on a ceramic tile with painted lines (``LINE_FIT``: e-SOLO-e's strip, tic-tac-toe)
+  each frame's corners are then checked against those lines (``on_lines``: a side
   fitted on a line inside the edge is moved out to where the whole pattern lies on them); the
   registration is the mean of the largest group of frames whose corners all agree
-  (within ``AGREE_PX`` of one of them), so a bad frame does not move it. It is refused
+  (within ``AGREE_PX`` of one of them), so a bad frame does not move it. On the ceramic
+  tiles its sides are then fitted to the frame line painted ``CERAMIC_FRAME_MM`` inside
+  the edge, on the mean of those frames (``fit_frame_lines``). It is refused
   (``RegistrationError``, saying why) rather than stored where the board was seen in too
-  few frames (``MIN_AGREE``) or the frames do not agree, and where its fit report (below)
-  is off by more than ``REFUSE_MM``: a board found wrongly, to be registered by hand.
+  few frames (``MIN_AGREE``) or the frames do not agree, where a tile's frame line is
+  blurred ``BLUR_REFUSE_MM`` or more (too few px a mm, focus or motion for 1 mm), and
+  where its fit report (below) is off by more than ``REFUSE_MM``: a board found wrongly,
+  to be registered by hand.
 - Manual: the four corners (nw, ne, se, sw: the board's north is away from the camera)
   given as numbers, or clicked on a saved frame where a display exists; optionally
   snapped to the board's edges by ``vision.board.refine``.
@@ -23,11 +27,12 @@ agreed otherwise (Tyr's [1,1] corner). The fit report's ``naming`` says how it w
 and how near the camera rule was to naming it a quarter turn otherwise
 (``camera_margin_deg``, under ``NAMING_MARGIN_DEG``: check it).
 
-The fit report (millimetres on the board plane): every observation of the corners (each
-frame's, or the given ones) is mapped back through the registered homography and
-compared with the board's true corner positions; with a camera calibration also the
-corners predicted by the board's rigid pose (``vision.grid.board_pose``: the four corners
-must form a rectangle of the board's size seen by that camera), which catches a
+The fit report (millimetres on the board plane): every frame's corners mapped back
+through the homography of the frames' mean and compared with the board's true corner
+positions (how well the frames agree); on the ceramic tiles each frame line's offset from
+where the registration puts it and its blur (``frame_lines``); with a camera calibration
+also the corners predicted by the board's rigid pose (``vision.grid.board_pose``: the four
+corners must form a rectangle of the board's size seen by that camera), which catches a
 mis-clicked corner that four points alone always fit.
 """
 
@@ -58,9 +63,11 @@ REFUSE_MM = 1.0  # an automatic registration whose fit report is off by more is 
 FRAMES = 5  # frames the automatic registration averages
 NAMING_MARGIN_DEG = 10.0  # a camera rule's naming this near its ambiguity is to be checked
 #: ceramic tiles whose edge model's painted lines (the frame line and the fields' outlines)
-#: ``on_lines`` checks the found corners against (3andC's black dots in its fields did not
-#: draw a side onto them on the dev renders: docs/history/calibration.md, Session 7)
-LINE_FIT = frozenset({"esoloe", "esoloe-tictactoe", "esoloe-3andc"})
+#: ``on_lines`` checks the found corners against. Not 3andC: on its blue fields and black
+#: dots the lines' map shows a board shifted by most of a field better than the true one;
+#: since b07447b's renders it made no 3andC frame of dev 100..115 better and 6 of 90
+#: worse (0.5..1.6 -> 5.8..14.1 mm), where the finder alone was within 1.6 mm
+LINE_FIT = frozenset({"esoloe", "esoloe-tictactoe"})
 #: sides (0 north .. 3 west) ``on_lines`` may move, where not all four: e-SOLO-e's maker's
 #: mark in the south margin draws its south side onto it
 LINE_SIDES = {"esoloe": (0, 1, 3)}
@@ -88,6 +95,25 @@ GLAZE_SHARE = 0.9
 #: frame line onto the fields' outlines); a side the finder put on a painted line's flank
 #: stepped down 0.3 of it at most (docs/history/calibration.md, Session 8)
 EDGE_SHARE = 0.35
+#: the frame line check (``frame_lines``; the ceramic tiles, whose frame line is painted
+#: ``CERAMIC_FRAME_MM`` inside the edge): the mean of the frames across each frame line,
+#: ``PROFILE_MM`` either side of where the registration puts it (in steps), fitted with the
+#: painted lines there (1 mm wide, dark) and the tile's edge, blurred by each of ``BLUR_MM``
+#: (Gaussian sigma, mm on the board) and shifted up to ``LINE_SHIFT_MM``
+PROFILE_MM = (4.0, 0.1)
+LINE_SHIFT_MM = 2.5
+BLUR_MM = (0.4, 0.7, 1.0, 1.5, 2.0, 3.0)
+#: a registration whose frame line is blurred this much or more is refused: there the
+#: corners and the lines' check are both off by up to 2 mm at the true corners (dev
+#: 100..115, tic-tac-toe: sharp boards 0.4..2 mm, the failures 3 mm: 0.76..1.06 px a mm
+#: with 5 px of motion, or 0.78 px a mm at the far side out of focus)
+BLUR_REFUSE_MM = 2.5
+LINE_FITS = 2  # the corners fitted to the frame lines (``fit_frame_lines``) so many times
+#: tiles whose fields are painted another shade than the margin (3andC's blue fields), a
+#: step inside the frame line's nearest parallel line in ``frame_lines``' fit: without it
+#: 3andC oblique 115's north frame line was placed 0.85 mm out at the true corners; on the
+#: other tiles it took the near side's face in oblique views for a blur of 3 mm
+SHADED_FIELDS = frozenset({"esoloe-3andc"})
 
 
 class RegistrationError(ValueError):
@@ -228,17 +254,125 @@ def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
     return corners
 
 
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
+                parts: int = 1) -> list[tuple[int, float, float, float]]:
+    """Where a ceramic tile's frame line lies against where ``corners`` put it, on the mean
+    of ``images`` (one still board): per side (all four: e-SOLO-e's maker's mark lies 4 mm
+    inside its south frame line) and each of ``parts`` equal lengths of it,
+    ``(side, along, offset, blur)`` in mm on the board plane (``along``: the
+    part's centre along the side, turning clockwise; ``offset`` outward). The profile across
+    the line (``PROFILE_MM``, averaged along the part) is fitted with the painted lines
+    parallel to it there (each as much as it runs beside the frame line), the tile's edge
+    and on ``SHADED_FIELDS`` the fields' shade, each blurred by ``BLUR_MM`` and all shifted
+    by up to ``LINE_SHIFT_MM``; the least squares fit with a dark line wins."""
+    from vision.board import CERAMIC_FRAME_MM
+
+    grey = np.mean([cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)
+                    for im in images], axis=0)
+    H = homography(corners, geom)
+    model = edge_model(geom)
+    reach, step = PROFILE_MM
+    off = np.arange(-reach, reach + step / 2, step)
+    shifts = np.arange(-LINE_SHIFT_MM, LINE_SHIFT_MM + 1e-9, 0.05)
+    x = off[None, :] - shifts[:, None]  # the profile's offsets from the line shifted
+    out = []
+    for side in range(4):
+        normal = OUTWARD[side]
+        along = np.array([-normal[1], normal[0]])
+        half = (geom.depth if side % 2 == 0 else geom.width) / 2
+        span = (geom.width if side % 2 == 0 else geom.depth) / 2 - CERAMIC_FRAME_MM
+        c = half - CERAMIC_FRAME_MM
+        parallel = model.line & (np.abs(model.normals @ normal) > 0.99)
+        rel_all = np.round(model.points[parallel] @ normal - c, 2)
+        at_all = model.points[parallel] @ along
+        bounds = np.linspace(-span + 1.5, span - 1.5, parts + 1)
+        for lo, hi in zip(bounds, bounds[1:], strict=False):
+            t = np.arange(lo, hi + 1e-9, 1.0)
+            pts = (c + off)[:, None, None] * normal + t[None, :, None] * along
+            prof = _sampled(grey, H, pts.reshape(-1, 2)).reshape(len(off), len(t)).mean(axis=1)
+            inside = (at_all >= lo) & (at_all <= hi)
+            rel = rel_all[inside]
+            frame = max(int(np.sum(rel == 0)), 1)
+            near = {r: np.sum(rel == r) / frame for r in np.unique(rel)
+                    if abs(r) < reach + LINE_SHIFT_MM + 2 * max(BLUR_MM)}
+            inner = (max((r for r in near if r < 0), default=None)
+                     if geom.game in SHADED_FIELDS else None)
+            best = None
+            for blur in BLUR_MM:
+                z = math.sqrt(2) * blur
+                dark = sum(share * 0.5 * (_erf((x - r + geom.line_mm / 2) / z)
+                                          - _erf((x - r - geom.line_mm / 2) / z))
+                           for r, share in near.items())
+                edge = 0.5 * (1 + _erf((x - CERAMIC_FRAME_MM) / z))
+                # the fields inside the nearest line in, another shade (3andC's blue)
+                fields = (0.5 * (1 + _erf((inner - x) / z)) if inner is not None
+                          else np.zeros_like(x))
+                for k, shift in enumerate(shifts):
+                    A = np.column_stack([np.ones_like(off), dark[k], edge[k], fields[k]])
+                    coef = np.linalg.lstsq(A, prof, rcond=None)[0]
+                    if coef[1] >= 0:  # a light line: not the painted one
+                        continue
+                    res = float(np.sum((A @ coef - prof) ** 2))
+                    if best is None or res < best[0]:
+                        best = (res, float(shift), blur)
+            if best is not None:
+                out.append((side, float((lo + hi) / 2), round(best[1], 2), best[2]))
+    return out
+
+
+def fit_frame_lines(images: list[np.ndarray], corners: np.ndarray,
+                    geom: Geometry) -> np.ndarray:
+    """``corners`` moved so that each frame line (``frame_lines``, each side in two
+    halves) lies where the tile has it, ``CERAMIC_FRAME_MM`` inside its edge: each side's
+    edge is the line through its two halves' frame line moved out so far, and the corners
+    are where the sides meet. Unchanged where a half is not found, is blurred
+    ``BLUR_REFUSE_MM`` or more or lies at the end of the search (``LINE_SHIFT_MM``)."""
+    measured = frame_lines(images, corners, geom, parts=2)
+    if (len(measured) < 8 or max(b for *_, b in measured) >= BLUR_REFUSE_MM
+            or max(abs(o) for *_, o, _ in measured) >= LINE_SHIFT_MM - 0.05):
+        return corners
+    lines = []  # each side's edge: a point and a direction, mm on the board plane
+    for side in range(4):
+        normal = OUTWARD[side]
+        along = np.array([-normal[1], normal[0]])
+        half = (geom.depth if side % 2 == 0 else geom.width) / 2
+        (a, oa), (b, ob) = [(t, o) for s, t, o, _ in measured if s == side]
+        pa = (half + oa) * normal + a * along
+        pb = (half + ob) * normal + b * along
+        lines.append((pa, pb - pa))
+    new = []
+    for k in range(4):
+        (p, d), (q, e) = lines[(k - 1) % 4], lines[k]
+        s = np.linalg.solve(np.column_stack([d, -e]), q - p)
+        new.append(p + s[0] * d)
+    return _project(homography(corners, geom), np.array(new))
+
+
 def fit_report(H: np.ndarray, observations: list[np.ndarray], geom: Geometry,
-               camera: CameraCalibration | None, size: tuple[int, int]) -> dict:
+               camera: CameraCalibration | None, size: tuple[int, int],
+               lines: list[tuple[int, float, float, float]] | None = None,
+               frames_lines: list[list[tuple[int, float, float, float]]] | None = None
+               ) -> dict:
     """Reprojection errors in mm on the board plane (see the module doc): ``frames_*``
-    over the frames' own corners (automatic registration), ``rigid_*`` against the rigid
-    pose (with a camera); ``rms_mm`` and ``max_mm`` are the larger of the two (0 for four
-    given corners without a camera: they always fit, ``checks`` is then empty)."""
+    each frame's frame lines' offsets (``frames_lines``: ``frame_lines`` on each frame
+    alone) or else the frames' own corners against their mean (automatic registration),
+    ``rigid_*`` against the rigid pose (with a camera), ``lines_*`` the frame lines'
+    offsets and ``lines_blur_mm`` their largest blur (``lines``: ``frame_lines`` on the
+    frames' mean); ``rms_mm`` and ``max_mm`` are the largest of them (0 for four given
+    corners without a camera: they always fit, ``checks`` is then empty)."""
     truth = geom.corners_mm()
     report: dict = {"checks": []}
     if len(observations) > 1:
-        err = np.concatenate([np.linalg.norm(to_board_mm(H, obs) - truth, axis=1)
-                              for obs in observations])
+        if frames_lines:
+            err = np.abs([o for one in frames_lines for *_, o, _ in one])
+        else:
+            mean = homography(np.mean(observations, axis=0), geom)
+            err = np.concatenate([np.linalg.norm(to_board_mm(mean, obs) - truth, axis=1)
+                                  for obs in observations])
         report["checks"].append("frames")
         report["frames_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
         report["frames_max_mm"] = round(float(err.max()), 3)
@@ -255,17 +389,26 @@ def fit_report(H: np.ndarray, observations: list[np.ndarray], geom: Geometry,
         report["checks"].append("rigid pose")
         report["rigid_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
         report["rigid_max_mm"] = round(float(err.max()), 3)
-    report["rms_mm"] = max([report.get(f"{c}_rms_mm", 0.0) for c in ("frames", "rigid")])
-    report["max_mm"] = max([report.get(f"{c}_max_mm", 0.0) for c in ("frames", "rigid")])
+    if lines:
+        err = np.abs([o for *_, o, _ in lines])
+        report["checks"].append("lines")
+        report["lines_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
+        report["lines_max_mm"] = round(float(err.max()), 3)
+        report["lines_blur_mm"] = max(b for *_, b in lines)
+    checks = ("frames", "rigid", "lines")
+    report["rms_mm"] = max([report.get(f"{c}_rms_mm", 0.0) for c in checks])
+    report["max_mm"] = max([report.get(f"{c}_max_mm", 0.0) for c in checks])
     return report
 
 
 def _registration(game: str, corners: np.ndarray, observations: list[np.ndarray],
-                  method: str, size: tuple[int, int],
-                  camera: CameraCalibration | None) -> BoardRegistration:
+                  method: str, size: tuple[int, int], camera: CameraCalibration | None,
+                  lines: list[tuple[int, float, float, float]] | None = None,
+                  frames_lines: list[list[tuple[int, float, float, float]]] | None = None
+                  ) -> BoardRegistration:
     geom = geometry(game)
     H = homography(corners, geom)
-    fit = fit_report(H, observations, geom, camera, size)
+    fit = fit_report(H, observations, geom, camera, size, lines, frames_lines)
     return BoardRegistration(game, size, np.asarray(corners, np.float64), H, method,
                              len(observations), fit)
 
@@ -283,7 +426,7 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
     geom = geometry(game)
     if turn % 2 and geom.width != geom.depth:
         raise RegistrationError("only a square board can be renamed by a quarter turn")
-    found, size, looked = [], None, 0
+    found, images, size, looked = [], [], None, 0
     for image in frames:
         looked += 1
         size = (image.shape[1], image.shape[0])
@@ -291,6 +434,7 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
         if fix is not None:
             corners = on_lines(image, fix.corners, geom) if game in LINE_FIT else fix.corners
             found.append(np.roll(corners, -turn, axis=0))
+            images.append(image)
         if len(found) >= n or looked >= 4 * n:
             break
     if not found:
@@ -306,7 +450,28 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
                                 "keep camera and board still, or register it by hand "
                                 "(--corners, or --click on a saved frame)")
     kept = stack[agree]
-    reg = _registration(game, kept.mean(axis=0), list(kept), "auto", size, camera)
+    corners = kept.mean(axis=0)
+    lines = frames_lines = None
+    if geom.material == "ceramic":
+        still = [im for im, a in zip(images, agree, strict=True) if a]
+        named = np.roll(corners, turn, axis=0)  # as the finder named them
+        for _ in range(LINE_FITS):
+            named = fit_frame_lines(still, named, geom)
+        lines = frame_lines(still, named, geom)
+        if len(lines) == 4 and not np.array_equal(named, np.roll(corners, turn, axis=0)):
+            # fitted to the lines: the frames' own corners no longer place it
+            frames_lines = [frame_lines([im], named, geom) for im in still]
+        corners = np.roll(named, -turn, axis=0)
+    reg = _registration(game, corners, list(kept), "auto", size, camera, lines, frames_lines)
+    blur = reg.fit.get("lines_blur_mm", 0.0)
+    if blur >= BLUR_REFUSE_MM:
+        ppm = math.sqrt(abs(cv2.contourArea(corners.astype(np.float32)))
+                        / (geom.width * geom.depth))
+        raise RegistrationError(f"the board's frame line is blurred over {blur:.1f} mm (out "
+                                f"of focus, moving, or the board too small: {ppm:.1f} px a "
+                                "mm): it cannot be registered to 1 mm; bring the camera "
+                                "closer, focus it and hold it still, or register it by "
+                                "hand (--corners, or --click on a saved frame)")
     if reg.fit["max_mm"] > REFUSE_MM:
         checks = ", ".join(f"{c} {reg.fit[c.split()[0] + '_max_mm']:.1f} mm"
                            for c in reg.fit["checks"])

@@ -112,7 +112,7 @@ def test_board_auto_under_a_millimetre(tmp_path, capsys, scene_frames):
     assert status == 0, err
     assert json.loads(out)["frames"] == 3
     reg = files.load(out_file, "board")
-    assert reg.method == "auto" and reg.fit["checks"] == ["frames"]
+    assert reg.method == "auto" and reg.fit["checks"] == ["frames", "lines"]
     error = registration.error_against_truth(reg, truth)
     assert error["max_mm"] < 1.0
 
