@@ -72,10 +72,24 @@ def camera_rows() -> list[dict]:
     return rows
 
 
+#: a refusal's reason, by the words of its message (``calibration.registration``)
+REFUSALS = (("not found", "not found"), ("different places", "frames disagree"),
+            ("blurred", "blurred"), ("own check", "fit report"))
+
+
+def _why(message: str) -> str:
+    return next((short for words, short in REFUSALS if words in message), message[:40])
+
+
+def _listed(items: list[str]) -> str:
+    return f"{len(items)} ({', '.join(items)})" if items else "0"
+
+
 def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
     """Registration of the empty board of each of ``games`` on 3 renders a seed, seen
-    overhead and obliquely: automatic (and how many were refused, named turned, stored
-    over 1 mm) and from clicked corners."""
+    overhead and obliquely: automatic (and how many were refused, each seed with its
+    reason, named turned, stored over 1 mm, each seed with its error) and from clicked
+    corners."""
     from calibration import registration as rg
     from calibration.files import CORNER_NAMES, CameraCalibration
     from vision.board import geometry
@@ -85,7 +99,7 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
     for game in games:
         position = {"cells": [[] for _ in geometry(game).cells]}
         for mode in ("overhead", "oblique"):
-            auto, manual, refused, turned = [], [], 0, 0
+            auto, manual, refused, over, turned = [], [], [], [], 0
             for seed in seeds:
                 frames, truth = [], None
                 for k in range(3):
@@ -103,8 +117,10 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
                         turned += 1
                     else:
                         auto.append(err)
-                except rg.RegistrationError:
-                    refused += 1
+                        if err >= 1:
+                            over.append(f"{seed} {err:.2f} mm")
+                except rg.RegistrationError as refusal:
+                    refused.append(f"{seed} {_why(str(refusal))}")
                 true = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
                 clicks = true + np.random.default_rng(seed).normal(0, 1.5, (4, 2))
                 reg = rg.register_manual(clicks, game, (1280, 720), image=frames[0])
@@ -112,9 +128,9 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
             n = len(seeds)
             rows.append(_row("board registration, auto (max mm)", f"{game} {mode}", n, "",
                              f"{np.median(auto):.2f}" if auto else "-",
-                             f"{sum(e < 1 for e in auto)}/{n} under 1 mm; refused {refused}, "
-                             f"named turned {turned}, stored over 1 mm "
-                             f"{sum(e >= 1 for e in auto)}, worst stored "
+                             f"{sum(e < 1 for e in auto)}/{n} under 1 mm; refused "
+                             f"{_listed(refused)}, named turned {turned}, stored over 1 mm "
+                             f"{_listed(over)}, worst stored "
                              f"{max(auto, default=0):.1f} mm"))
             rows.append(_row("board registration, clicked (max mm)", f"{game} {mode}", n,
                              "", f"{np.median(manual):.2f}",
