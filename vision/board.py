@@ -43,7 +43,11 @@ Steps (``find_board``):
    search ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
    ``STRIP_SUPPORT``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
-   far is not fitted.
+   far is not fitted. On the tiles each side of the chosen fit is then tried farther
+   out (``_pushed_out``); on a strip it is fitted again with each outline side's step
+   sought the other way (``_off_side_face``: a near side on its side face's foot moves
+   to the top's edge); on Cubes, where it shows under ``GOOD_SUPPORT``, it is aligned
+   again with the last level from it too (``align``'s ``from_start``).
 4. The corners are named (``orient``): the turns the board's shape allows, narrowed by
    its marks where it has them (``mark_turn``: 3andC's blue fields, Cubes' shaded
    fields), then the one that puts north farthest up the image (a board without marks
@@ -89,7 +93,7 @@ REBUILT = 3  # views through three corners of a candidate aligned per frame
 REBUILT_LARGE = 1  # then those best by prescore times their size to the power 1/4 (a
 # small view on a stack's printed faces finds edges wherever it puts the board's)
 REBUILT_GROWTH = 2.0  # of these, none larger than this many times their candidate's size
-NEAR = 6  # views of the board from a candidate's near side aligned per frame (_near_views)
+NEAR = 12  # views of the board from a candidate's near side aligned per frame (_near_views)
 NEAR_EDGES = 20  # straight edges taken as a near side too
 NEAR_EDGE_LONGEST = 0.5  # of the frame's width: longer straight edges are not
 NEAR_TILTS_DEG = np.arange(10.0, 71.0, 4.0)  # the camera's tilts from vertical they assume
@@ -943,8 +947,17 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     if best[1] is None:
         return None
     corners = best[1]
+    if geom.material == "card" and best[0] < GOOD_SUPPORT:
+        # the chosen fit aligned again, at the pixel from itself too (board_align's
+        # FINE_FROM_START: at about 1 px a mm the coarse levels carry the card off)
+        again = fit_model(grey, align(grey, corners, geom, sign, from_start=True)[0], geom,
+                          wide=0.0)
+        if _shown(grey, again, geom, size) > best[0]:
+            corners = again
     if geom.material == "ceramic":
         corners = _pushed_out(grey, corners, geom, size)
+    elif geom.aspect >= STRIP_ASPECT:
+        corners = _off_side_face(grey, corners, geom, size)
     return BoardFix(orient(image, corners, geom), best[2])
 
 
@@ -1052,6 +1065,34 @@ def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     if shown[0] < _shown(grey, start, geom, size):
         return start
     return (fitted, corners)[shown[1]]
+
+
+def _off_side_face(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+                   size: tuple[int, int]) -> np.ndarray:
+    """``corners`` fitted again (``fit_model``) with one outline side's step sought the
+    other way, the side (if any) whose fit shows the board best (``_shown``) and better
+    than ``corners``, on a strip: seen obliquely, Neunfeld's near side face lies beyond
+    its top's edge, dark like the leather, and the table beyond the face's foot is the
+    strong step; ``_signs`` judges each side's step where the alignment put it, and an
+    alignment a millimetre out (on the face) makes the fit seek the lighter table beyond
+    and keep to the foot (its long sides 2.5..3 mm out, as thick as the board; their
+    few points against its many across it). Not on Tyr's square leather: its fields'
+    lines hold its fit on the top (all but 1 % within 1.5 px), and its many points would
+    double its finding's time."""
+    model = edge_model(geom)
+    base = _signs(grey, corners, geom, model)
+    best = (_shown(grey, corners, geom, size), corners)
+    for outward in ((0.0, 1.0), (1.0, 0.0), (0.0, -1.0), (-1.0, 0.0)):
+        sign = base.copy()
+        side = model.outline & np.all(model.normals == outward, axis=1)
+        sign[side] = -sign[side]
+        fitted = fit_model(grey, corners, geom, sign=sign)
+        if not cv2.isContourConvex(fitted.astype(np.float32)):
+            continue
+        shown = _shown(grey, fitted, geom, size)
+        if shown > best[0]:
+            best = (shown, fitted)
+    return best[1]
 
 
 def _cell_samples(image: np.ndarray, corners: np.ndarray, geom: Geometry,
@@ -1404,12 +1445,14 @@ def _px_per_mm(corners: np.ndarray, geom: Geometry) -> float:
 
 
 def fit_model(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
-              wide: float | None = None, fine: bool = True) -> np.ndarray:
+              wide: float | None = None, fine: bool = True,
+              sign: np.ndarray | None = None) -> np.ndarray:
     """Corners moved until the board's outline and painted lines (``edge_model``) lie on
     the image's edges: the outline alone from ``wide`` px (default: 12 % of the board's
     size, and on each side at most 40 % of the board's size across it) down; then
     (``fine``) the points ``_fine_points`` picks, within less than half the painted
-    lines' spacing, then 1.5 px."""
+    lines' spacing, then 1.5 px. ``sign``: per model point, the step or line sought
+    (``_signs`` where ``corners`` put the board, if not given)."""
     model = edge_model(geom)
     ppm = _px_per_mm(corners, geom)
     size = ppm * max(geom.width, geom.depth)
@@ -1423,7 +1466,8 @@ def fit_model(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     if fine:
         inner = _fine_points(geom, model)
         steps += [(inner, reach)] * 2 + [(inner, 1.5)] * 2
-    sign = _signs(grey, corners, geom, model)
+    if sign is None:
+        sign = _signs(grey, corners, geom, model)
     for sel, r in steps:
         new = _fit_step(grey, corners, geom, model, sel, r, sign)
         if not cv2.isContourConvex(new.astype(np.float32)):

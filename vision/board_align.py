@@ -22,10 +22,14 @@ whole: shifted, scaled, turned) while the score grows, keeping the quad a plausi
 view of the board (``_sound``), at three tolerances (``REACHES``: the maps max-pooled
 and blurred so that a feature within the reach counts), the last the pixel itself. On
 the e-SOLO-e tiles the last level searches from the start as well, and the better at
-the pixel is kept (``FINE_FROM_START``): where stacks hide a side, the pooled maps
-score that side on the stacks' feet or faces higher than at the board's hidden edge,
-so the coarse levels carried even the true corners 20..60 px off, though at the pixel
-the true corners scored higher.
+the pixel is kept (``FINE_FROM_START``; elsewhere where asked, ``from_start``): where
+stacks hide a side, the pooled maps score that side on the stacks' feet or faces
+higher than at the board's hidden edge, so the coarse levels carried even the true
+corners 20..60 px off, though at the pixel the true corners scored higher; a Cubes
+board at about 1 px a mm (its grid's lines under a pixel wide, 28 px apart) was
+carried 4..12 px off likewise (``vision.board.find_board`` asks for it there once, from
+the chosen fit where it shows under ``GOOD_SUPPORT``: from every start it cost Cubes'
+finding 70 % more time).
 
 With ``rigid``, the first ``RIGID_LEVELS`` levels move a view of the board instead of
 its corners (``_Pose``: camera rotation and translation, the focal length that fits the
@@ -304,12 +308,15 @@ def _saturated(m: np.ndarray, least: float) -> np.ndarray:
 
 
 def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
-          floor: float = 0.0, rigid: bool = False) -> tuple[np.ndarray, float, float]:
+          floor: float = 0.0, rigid: bool = False,
+          from_start: bool | None = None) -> tuple[np.ndarray, float, float]:
     """``corners`` (nw, ne, se, sw, image px of ``grey``, the float32 grey the fit reads)
     moved to where the board's edge model scores best (see the module doc), that score
     (0..1) and the score at the first tolerance. ``sign``: the outline's step, -1 darker
     beyond the board, +1 lighter, 0 either. A quad that scores under ``floor`` at the
-    first tolerance is not searched further: ``corners`` come back with a score of 0."""
+    first tolerance is not searched further: ``corners`` come back with a score of 0.
+    ``from_start``: whether the last level searches from ``corners`` as well (default:
+    on the tiles, ``FINE_FROM_START``)."""
     pts, nrm, is_line, outline = _points(geom)
     corners = np.asarray(corners, np.float64)
     side = float(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).max())
@@ -354,7 +361,8 @@ def align(grey: np.ndarray, corners: np.ndarray, geom, sign: float = 0.0,
     pose = _Pose(geom, (w, h), np.array([x0, y0], np.float64), scale)
     view = pose.view(quad) if rigid else None
     start = quad
-    again_from_start = FINE_FROM_START and geom.material == "ceramic"  # (module doc)
+    again_from_start = FINE_FROM_START and geom.material == "ceramic" \
+        if from_start is None else from_start  # (module doc)
     for level, reach in enumerate(REACHES):
         r = int(round(min(reach * side * scale, SHORT_REACH * short)))
         maps = _Maps(sides, line, r, pts, side_of, is_line, nrm[:, 1] == 0,

@@ -114,11 +114,18 @@ def test_a_rigid_alignment_then_the_fit_lands_on_the_board():
 # levels moved the far side onto the stacks' feet or faces (136, 173: 59 and 63 px),
 # where the pooled maps score it higher; at the pixel the true corners score higher, so
 # the last level searches from the start as well
-@pytest.mark.parametrize("seed", [136, 173])
-def test_an_alignment_from_the_true_corners_stays_there(seed):
-    image, want = _render("esoloe", seed, "any")
-    got, _, _ = align(fit_grey(image), want, geometry("esoloe"), -1.0)
-    assert np.linalg.norm(got - want, axis=1).max() < 4.0
+# The Cubes card likewise (from_start, which find_board asks for from its chosen start
+# since session 10): dev 198 and 117 at about 1 px a mm (its grid's lines under a pixel
+# wide) were carried 11.6 and 4.4 px off (found 3.6 and 2.1 px off); the pixel level from
+# the start keeps them within 1..2 px (it moves whole px)
+@pytest.mark.parametrize("game, seed, sign, px", [("esoloe", 136, -1.0, 4.0),
+                                                  ("esoloe", 173, -1.0, 4.0),
+                                                  ("cubes", 198, 0.0, 1.0),
+                                                  ("cubes", 117, 0.0, 2.0)])
+def test_an_alignment_from_the_true_corners_stays_there(game, seed, sign, px):
+    image, want = _render(game, seed, "any")
+    got, _, _ = align(fit_grey(image), want, geometry(game), sign, from_start=True)
+    assert np.linalg.norm(got - want, axis=1).max() < px
 
 
 # and e-SOLO-e dev 173, where no board was found before, is found (229, found 4.5 px off
