@@ -4,8 +4,11 @@ The dice are found by ``vision.read_miwin`` over the board and ``MARGIN_MM`` rou
 die whose top's centre lies on the board stands on the field under it (row 1 north,
 column 1 west, as the spec says) and its top is read by ``models/pips.onnx``; a die beside
 the board has ``cell`` and ``top`` null (the rules do not count a top beside the board).
-A die that is not seen at all is reported beside the board, its cell and its top listed
-uncertain at confidence 0.
+A die read beside the board whose place is in doubt (just beyond its edge,
+``EDGE_SLACK_MM``: the field nearest it is the cell's alternative; or the die itself found
+in doubt) has its (null) top listed uncertain as well, at the cell's confidence, the top
+read as its alternative. A die that is not seen at all is reported beside the board, its
+cell and its top listed uncertain at confidence 0.
 """
 
 from __future__ import annotations
@@ -22,12 +25,15 @@ EDGE_SLACK_MM = 4.0  # a centre this close to a field's edge: the neighbour is t
 
 
 def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
-    """(cell, confidence, alternative cell) of a die top centred at (u, v) mm."""
+    """(cell, confidence, alternative cell) of a die top centred at (u, v) mm; beside the
+    board, the alternative is the field nearest it."""
     half = 4.5 * FIELD_MM
     if not (-half <= u <= half and -half <= v <= half):
         out = min(abs(u) - half, abs(v) - half) if abs(u) > half and abs(v) > half \
             else max(abs(u) - half, abs(v) - half)
-        return None, float(np.clip(0.5 + out / (2 * EDGE_SLACK_MM), 0.5, 1.0)), None
+        inner = half - 1e-6
+        nearest = _cell(float(np.clip(u, -inner, inner)), float(np.clip(v, -inner, inner)))[0]
+        return None, float(np.clip(0.5 + out / (2 * EDGE_SLACK_MM), 0.5, 1.0)), nearest
     col = min(int((u + half) // FIELD_MM) + 1, 9)
     row = min(int((half - v) // FIELD_MM) + 1, 9)
     du = (u + half) - (col - 0.5) * FIELD_MM  # offset from the field's centre, mm
@@ -54,7 +60,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                                          [-half, half]]))
     dice: dict[str, dict] = {}
     reading = Reading({"dice": dice})
-    on_board = []
+    on_board, near = [], []  # near: beside the board, its place in doubt
     for colour in COLOURS:
         die = found[colour]
         if die is None:  # not seen: where it lies and its top are both unknown
@@ -68,8 +74,15 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                     [[alt, round(1 - conf, 4)]] if alt is not None and conf < 0.9 else None)
         if cell is not None:
             on_board.append(die)
-    for die, (top, conf, alts) in zip(on_board, dice_tops(image, H, on_board, calibration),
-                                      strict=True):
+        elif min(conf, die.confidence) < 0.9:
+            near.append((die, min(conf, die.confidence)))
+    tops = dice_tops(image, H, on_board + [d for d, _ in near], calibration)
+    for die, (top, conf, alts) in zip(on_board, tops[:len(on_board)], strict=True):
         dice[die.colour]["top"] = top
         reading.add(conf, f"dice.{die.colour}.top", 0.9, alts)
+    for (die, beside), (top, conf, _) in zip(near, tops[len(on_board):], strict=True):
+        # its top is null as it lies beside the board, in doubt as its place is: on a
+        # field the top read would count
+        reading.add(beside, f"dice.{die.colour}.top", 0.9,
+                    None if top is None else [[top, round((1 - beside) * conf, 4)]])
     return reading

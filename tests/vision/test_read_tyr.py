@@ -184,3 +184,67 @@ def test_centre_pips_tells_odd_faces_from_even_ones():
                 cues[top % 2].append(cue)
     assert len(cues[0]) >= 8 and len(cues[1]) >= 8
     assert max(cues[0]) < CENTRE_PIP[1] and min(cues[1]) >= CENTRE_PIP[0]
+
+
+def test_a_die_just_beside_the_board_has_the_nearest_field_as_its_alternative():
+    from vision.read_tyr import FIELD_MM, _cell
+
+    edge = 4.5 * FIELD_MM
+    cell, conf, alt = _cell(-edge - 1.0, 0.0)  # 1 mm west of the board, halfway down
+    assert cell is None and conf < 0.9 and alt == [5, 1]
+    cell, conf, alt = _cell(edge + 0.5, -edge - 0.5)  # off the south-east corner
+    assert cell is None and conf < 0.9 and alt == [9, 9]
+    assert _cell(-edge - 10.0, 0.0)[1] == 1.0  # well beside it: sure
+
+
+def test_a_die_read_just_beside_the_board_lists_its_place_and_its_null_top_in_doubt(
+        monkeypatch):
+    # any camera, seed 107: the red die stands on [3, 1]; its top found 1 mm west of the
+    # board (as a top placed a few mm off can be) reads beside the board, its top null: the
+    # cell was listed with no alternative and the top not at all. Now the field nearest it
+    # is the cell's alternative and the top is listed at the cell's confidence, the top
+    # read its alternative
+    import dataclasses
+
+    import vision.read_tyr as read_tyr
+
+    real = read_tyr.find_dice
+
+    def nudged(*args, **kwargs):
+        found = real(*args, **kwargs)
+        found["red"] = dataclasses.replace(found["red"], u=-4.5 * read_tyr.FIELD_MM - 1.0)
+        return found
+
+    monkeypatch.setattr(read_tyr, "find_dice", nudged)
+    reading, position = _read_any_camera(107)
+    assert position["dice"]["red"]["cell"] == [3, 1]
+    assert reading.position["dice"]["red"] == {"top": None, "cell": None}
+    listed = {u["path"]: u for u in reading.uncertain}
+    cell, top = listed["dice.red.cell"], listed["dice.red.top"]
+    assert cell["alternatives"][0][0] == [3, 1]
+    assert top["confidence"] == cell["confidence"] < 0.9
+    assert len(top["alternatives"]) == 1 and top["alternatives"][0][0] in range(1, 10)
+
+
+def test_a_die_found_in_doubt_beside_the_board_lists_its_null_top_too(monkeypatch):
+    # a die found beside the board at 0.6 (its colour nearly another's, a black one in a
+    # shadow) may stand on the board: its cell was listed, its null top not (held out 920
+    # and 971, each a die on an edge field read well beside the board at 0.6)
+    import dataclasses
+
+    import vision.read_tyr as read_tyr
+
+    real = read_tyr.find_dice
+
+    def doubted(*args, **kwargs):
+        found = real(*args, **kwargs)
+        found["red"] = dataclasses.replace(found["red"], u=-4.5 * read_tyr.FIELD_MM - 20.0,
+                                           confidence=0.6)
+        return found
+
+    monkeypatch.setattr(read_tyr, "find_dice", doubted)
+    reading, _ = _read_any_camera(107)
+    listed = {u["path"]: u for u in reading.uncertain}
+    assert reading.position["dice"]["red"] == {"top": None, "cell": None}
+    assert listed["dice.red.top"]["confidence"] == listed["dice.red.cell"]["confidence"] == 0.6
+    assert "alternatives" not in listed["dice.red.cell"]  # 20 mm out: no field near it
