@@ -85,6 +85,10 @@ BLUE_MIN_LIGHT = 0.2  # ... if it is at least this light against the glaze (Lab 
 #   corners, seeds 100..299, occupancy missed / extra, heights wrong: 0 13 / 17, 5; 0.15
 #   and 0.2 11 / 17, 3; 0.25 and 0.3 10 / 19, 3; 0.4 10 / 28, 2
 GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
+PLAYER_DISPUTED = 0.85  # a top cube's player where the colour head and its top's Lab
+#   disagree (listed): dev renders, the three games, any camera, true corners, seeds
+#   100..299, top cubes at their height: 138 of 2070 disagree, the sum wrong on 18, 5 of
+#   them at 0.9 or more (green cubes of 247 and 253 in their light); 68 right ones listed
 DIRECTIONS = ("up", "down", "north", "south", "east", "west")
 FACE_PX_PER_MM = 4.0  # the rectified top-plane view in which a cube's top face is sought
 FACE_CROP = 32  # models/symbol.onnx's input size
@@ -857,12 +861,17 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
 def _colour(cube: dict, log_odds: float, top: bool) -> None:
     """A cube's player from the symbol model's colour head over its faces seen (log-odds of
     green), with the top cube's Lab reading of its top face added (measured on renders:
-    the head is right more often on side faces in shade, Lab on lit top faces)."""
+    the head is right more often on side faces in shade, Lab on lit top faces); where the
+    two name different players, at ``PLAYER_DISPUTED`` at most."""
+    disputed = False
     if top:
         p = min(cube["player_confidence"], 0.97)
+        disputed = (log_odds > 0) != (cube["player"] == 1)
         log_odds += (1 if cube["player"] == 1 else -1) * np.log(p / (1 - p))
     cube["player"] = int(log_odds > 0)
     cube["player_confidence"] = float(1 / (1 + np.exp(-abs(log_odds))))
+    if disputed:  # the head and the top's Lab name different players: listed
+        cube["player_confidence"] = min(cube["player_confidence"], PLAYER_DISPUTED)
 
 
 def _colours_from_sides(crops: list, seen: list, glaze_a: float,
