@@ -94,11 +94,12 @@ FACE_PX_PER_MM = 4.0  # the rectified top-plane view in which a cube's top face 
 FACE_CROP = 32  # models/symbol.onnx's input size
 FACE_CONFIDENT = 0.9  # a face (or player) reading under this is listed in ``uncertain``
 FACE_DECIDE = 0.9  # a face is given when orientations holding this much weight agree
-UP_DECIDE = 0.7  # ... but the top cube's up face from this much, listed with the other
+UP_DECIDE = 0.8  # ... but the top cube's up face from this much, listed with the other
 #   symbols as its alternatives below FACE_CONFIDENT (dev renders, true corners, any camera,
-#   seeds 100..299, top cubes at their height whose up face 0.9 left null: esoloe 29 of 36
-#   at 0.7 or more, all right; tic-tac-toe and 3andC 38 of 45, 37 right, the wrong one at
-#   0.80; from 0.5 32 / 45 with 1 / 4 wrong)
+#   seeds 100..299, top cubes at their height whose up face 0.9 left null: esoloe 22 of 36
+#   at 0.8 or more, all right (0.7: 29, all right); tic-tac-toe 35 of 45, all right (0.7:
+#   38, 1 wrong at 0.80); the slow sweep's renders (overhead and oblique, 100..129): 0.8
+#   gives 24, 1 wrong at 0.84, 0.7 30 with 4 wrong)
 LABEL_FLOOR = 0.01  # the symbol head's probabilities are mixed with this much of uniform
 ROTATION_FLOOR = 0.005  # ... the rotation head's with this much (0.02 -> 0.005: dev renders,
 #   true corners, seeds 100..199 / 200..299, cubes resolved whole: tic-tac-toe overhead
