@@ -20,8 +20,9 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   above, where no side face shows pips, where it is highest) and where the whole die's
   outline on its top's plane (its top, and its side faces towards the camera) is black
   and round it is not (``_die_kernel``: its side faces are as black as its top and show
-  pips too; the top's square alone was fitted onto them); a black die whose colour a
-  warm light tints is found by its pips alone, at 0.6 at most;
+  pips too; the top's square alone was fitted onto them), not where that square is
+  darker than those faces (``LIGHT_CAP``: a lit top is lighter than its side faces); a
+  black die whose colour a warm light tints is found by its pips alone, at 0.6 at most;
 - the die's centre is the centroid of the pips set in its colour round that window (pip
   layouts are symmetric about the top's centre; a shadow cannot pull it away), or of its
   colour's pixels where no pip is seen;
@@ -86,6 +87,16 @@ FOUND_FLOOR = {"blue": 0.9, "red": 0.9, "black": 0.5}
 TOP_TURNS = 4
 BLACK_OFFSET = 10.0  # black's window mean plus this, times the pips' contrast: black's place
 BLACK_ENERGY = 8.0  # the pips' contrast (Lab L x share) of a black die whose colour is not seen
+#: a black die's top is lighter than its side faces towards the camera (lit from above;
+#: Neunfeld dev renders: by a median 10..15 L, in about 9 of 10): a top's fit loses how
+#: much darker (Lab L, its pixels of black at ``LIGHT_DARK`` of ``PRESENT`` at least, pips
+#: left out) its square is than those faces, up to ``LIGHT_CAP``. It does not gain where
+#: lighter: a top's far edge bleeds into the lighter table, which pulled tops off it.
+#: Dev renders 100..299 (any camera, true corners): black tops 5 mm or more off their
+#: place Neunfeld 17 -> 14 (dev 218 and 289 no longer on their side face), Tyr 13 -> 11
+LIGHT_CAP = 15.0
+LIGHT_DARK = 0.5
+LIGHT_SHARE = 0.15  # ... where black covers this share of the square and of the faces
 TOP_ENERGY = 0.5  # a black top's window holds this share of the pips' contrast where it was picked
 CROP_FILL = 0.62  # the die's share of the crop side (models/pips.md: 60..90 %; best here)
 CROP_PX = 64  # the side of a top's crop
@@ -227,6 +238,19 @@ def _die_kernel(side: int, toward: np.ndarray, stretch: float, height: float) ->
     return (outline / outline.sum() - ring / max(ring.sum(), 1)).astype(np.float32)
 
 
+def _top_and_faces(side: int, toward: np.ndarray, stretch: float, height: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """(top, faces): masks of a black die's top's square and of its side faces towards
+    the camera on the plane of its top (``_die_kernel``'s outline less the square), both
+    centred as ``_die_kernel``."""
+    k = _die_kernel(side, toward, stretch, height)
+    r = k.shape[0] // 2
+    top = np.zeros(k.shape, np.uint8)
+    square = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64) * side / 2 + r
+    cv2.fillConvexPoly(top, np.round(square).astype(np.int32), 1)  # as the outline's
+    return top.astype(np.float32), ((k > 0) & (top == 0)).astype(np.float32)
+
+
 def _no_lines(pip: np.ndarray) -> np.ndarray:
     """``pip`` without its thin long spots: a light line (a board's stitched edge, a
     painted line) longer than a die's top and, over that length, thinner than
@@ -324,6 +348,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     above = stretch < 2 * GAP_MM * PX_PER_MM  # from above: no side face's pips seen
     kernel = _top_kernel(side, toward, stretch)
     die_kernel = _die_kernel(side, toward, stretch, float(camera[2]) * PX_PER_MM)
+    top_mask, faces_mask = _top_and_faces(side, toward, stretch, float(camera[2]) * PX_PER_MM)
     found: dict[str, Die | None] = dict.fromkeys(COLOURS)
     taken: list[np.ndarray] = []  # the tops found, view px
     grid_y, grid_x = np.mgrid[:scores.shape[1], :scores.shape[2]]
@@ -381,6 +406,17 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         # (no side face seen) the most of them, at a slant its side faces' pips count too
         if colour == "black":
             share = energy[y0:y1, x0:x1] / (TOP_ENERGY * energy[y, x])
+            if not above:  # not darker than its side faces, over the die's pixels
+                dark = ((part >= LIGHT_DARK * PRESENT) & (body > 0)).astype(np.float32)
+                light = lab[y0:y1, x0:x1, 0].astype(np.float32) * dark
+                over = []  # (mean L, enough black) of the square, of the faces
+                for m in (top_mask, faces_mask):
+                    n = cv2.filter2D(dark, -1, m, borderType=cv2.BORDER_CONSTANT)
+                    over.append((cv2.filter2D(light, -1, m, borderType=cv2.BORDER_CONSTANT)
+                                 / np.maximum(n, 1.0), n >= LIGHT_SHARE * m.sum()))
+                (top_l, top_ok), (faces_l, faces_ok) = over
+                fit = fit + np.where(top_ok & faces_ok,
+                                     np.clip(top_l - faces_l, -LIGHT_CAP, 0.0), 0.0)
             fit = (fit + BLACK_CAP * PRESENT) * (share if above else np.minimum(share, 1)) \
                 * ~barred[y0:y1, x0:x1]  # a constant added: ``no_dice`` holds it again
         yy, xx = np.mgrid[y0:y1, x0:x1]
