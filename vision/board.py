@@ -43,11 +43,15 @@ Steps (``find_board``):
    search ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
    ``STRIP_SUPPORT``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
-   far is not fitted. On the tiles each side of the chosen fit is then tried farther
-   out (``_pushed_out``); on a strip it is fitted again with each outline side's step
-   sought the other way (``_off_side_face``: a near side on its side face's foot moves
-   to the top's edge); on Cubes, where it shows under ``GOOD_SUPPORT``, it is aligned
-   again with the last level from it too (``align``'s ``from_start``).
+   far is not fitted. On a strip whose best fit then shows under ``LATE_BELOW``, last the
+   strips between its colour masks' straight edges (``_mask_strips``; on a gingham cloth
+   no other start lies near it) are aligned and fitted, under no bar and raising none;
+   one wins only where it shows ``LATE_BELOW`` or more. On the tiles each side of the
+   chosen fit is then tried farther out (``_pushed_out``); on a strip it is fitted again
+   with each outline side's step sought the other way (``_off_side_face``: a near side
+   on its side face's foot moves to the top's edge); on Cubes, where it shows under
+   ``GOOD_SUPPORT``, it is aligned again with the last level from it too (``align``'s
+   ``from_start``).
 4. The corners are named (``orient``): the turns the board's shape allows, narrowed by
    its marks where it has them (``mark_turn``: 3andC's blue fields, Cubes' shaded
    fields), then the one that puts north farthest up the image (a board without marks
@@ -81,6 +85,9 @@ STRIP_LINES = 40  # the longest straight edges paired into a strip's sides
 STRIP_PIECES = 120  # the longest pieces of straight edges joined into them
 STRIP_GAP = 0.08  # of the frame's width: a straight edge's pieces joined across this
 STRIPS = 4  # strips fitted per frame
+MASK_STRIPS = 1  # strips between each colour mask's edges fitted, last (_mask_strips)
+LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
+# and one of them wins only where it shows this or more
 BANDED = 1  # strips of colour regions merged with pieces fitted per frame (_banded_strips)
 BANDED_AREA = (0.0005, 0.2)  # of the frame: such regions' sizes
 RARE_COLOURS = (4, 8)  # a table's commonest colours (rarity), each count's own mask
@@ -474,6 +481,22 @@ def _strip_candidates(small: np.ndarray, grey: np.ndarray, geom: Geometry) -> li
     if geom.aspect < STRIP_ASPECT:
         return []
     return _strip_pairs(small, _straight_edges(grey), geom)[:STRIPS]
+
+
+def _mask_strips(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> list[np.ndarray]:
+    """Quads between two long straight edges of the strip's colour masks
+    (``_candidate_masks``: on a gingham cloth the cloth's squares give the grey frame's
+    longest edges, the masks hold the strip's), apart from ``quads``, the best
+    ``MASK_STRIPS`` of each mask: tried after all other starts (their strong wrong
+    alignments raised the bar that kept the right ones from being fitted)."""
+    small, scale = _small(image)
+    out = list(quads)
+    for mask, colour in _candidate_masks(small, geom):
+        if not colour:
+            break
+        pairs = _strip_pairs(small, _straight_edges(mask), geom)
+        _distinct(((q + 0.5) / scale - 0.5 for q in pairs), len(out) + MASK_STRIPS, out)
+    return out[len(quads):]
 
 
 def _strip_pairs(small: np.ndarray, edges: list, geom: Geometry) -> list[np.ndarray]:
@@ -884,8 +907,9 @@ def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
                 yield False, 0.0, quad, ends
 
 
-def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted: list):
-    """(rigid, inset, candidate, named corners to align from): the ``_starts``, their
+def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted: list,
+              best_shown):
+    """(rigid, late, inset, candidate, named corners to align from): the ``_starts``, their
     corners moved freely (``align``); then of those whose alignment was fitted or
     dropped as no view of the board (``fitted``: (support, whether the start is a
     plausible view, alignment score, inset, candidate, start), filled by the caller)
@@ -893,11 +917,18 @@ def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted
     nothing, those from a plausible start first, then the best aligned) again, the
     board moved as a rigid view of it
     (``align``'s ``rigid``: where pieces hide the board's far edge, the free corners
-    follow the pieces' edges, a view cannot without leaving its near edge and sides)."""
-    yield from _starts(image, quads, geom)
+    follow the pieces' edges, a view cannot without leaving its near edge and sides);
+    last, on a strip whose best fit so far (``best_shown()``) shows under ``LATE_BELOW``,
+    the strips between its colour masks' edges (``_mask_strips``, ``late``: their fits
+    win only where they show ``LATE_BELOW`` or more)."""
+    for rigid, inset, quad, start in _starts(image, quads, geom):
+        yield rigid, False, inset, quad, start
     for *_, inset, quad, start in sorted(fitted, key=lambda f: (-f[0], -f[1], -f[2])
                                          )[:RIGID_TRIES]:
-        yield True, inset, quad, start
+        yield True, False, inset, quad, start
+    if geom.aspect >= STRIP_ASPECT and best_shown() < LATE_BELOW:
+        for quad in _mask_strips(image, quads, geom):
+            yield False, True, 0.0, quad, name_corners(quad, geom)
 
 
 def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
@@ -911,7 +942,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     top = first = 0.0  # the best alignment score so far, and at the first tolerance
     quads = coarse_candidates(image, geom)
     fitted_from = []  # (support, start plausible, score, inset, candidate, start): _attempts
-    for rigid, inset, quad, start in _attempts(image, quads, geom, fitted_from):
+    for rigid, late, inset, quad, start in _attempts(image, quads, geom, fitted_from,
+                                                     lambda: best[0]):  # noqa: B023 (now's)
         if inset and quad is quads[0] and best[1] is not None:
             break  # found taking the candidates as the board's edge
         if done:
@@ -921,7 +953,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         start_misfit = _misfit(start, geom, size)
         if not start_misfit <= START_MISFIT:
             continue
-        aligned, score, coarse = align(grey, start, geom, sign, ALIGNED_SHARE * first, rigid)
+        aligned, score, coarse = align(grey, start, geom, sign,
+                                       0.0 if late else ALIGNED_SHARE * first, rigid)
         if not cv2.isContourConvex(aligned.astype(np.float32)):
             continue
         if not plausible_view(aligned, geom, size):  # no board, nor a bar to the others
@@ -929,17 +962,18 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                 fitted_from.append((0.0, bool(start_misfit <= VIEW_MISFIT), score, inset,
                                     quad, start))
             continue
-        first = max(first, coarse)
-        if score < ALIGNED_SHARE * top:
-            continue
-        top = max(top, score)
+        if not late:  # the late strips are fitted however they align, and raise no bar
+            first = max(first, coarse)
+            if score < ALIGNED_SHARE * top:
+                continue
+            top = max(top, score)
         fitted = fit_model(grey, aligned, geom, wide=0.0, fine=geom.material != "ceramic"
                            or _px_per_mm(aligned, geom) >= FINE_FIT_PPM)
         shown = 0.0
         for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
             s, stop = _shown(grey, corners, geom, size, stop=True)
             shown = max(shown, s)
-            if s > best[0]:
+            if s > best[0] and (not late or s >= LATE_BELOW):
                 best = (s, corners, start)
                 done = stop >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT)
         if not rigid:
