@@ -16,8 +16,11 @@ Each camera is read on its own (``vision.observe.observe``, each with its calibr
   (a front and a back camera together see all four sides).
 
 An element's confidence is its entry in ``uncertain``, or 1.0 when not listed (read at
-0.9 or more). ``fuse_images`` reads two frames and fuses them; a frame the pipeline cannot
-read (no board in view...) leaves the other camera's observation alone.
+``LISTED_BELOW`` or more). The observation's confidence is the lowest listed one, at most
+the surer camera's own (0 where both saw a hand) but not under ``LISTED_BELOW`` for what
+is not listed: each camera's lowest element may be one the other camera read surely.
+``fuse_images`` reads two frames and fuses them; a frame the pipeline cannot read (no
+board in view...) leaves the other camera's observation alone.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import copy
 from rules.cube import CUBE_SETS, FACES
 
 FAMILY = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
+LISTED_BELOW = 0.9  # an element read with less confidence is listed in ``uncertain``
 _OPPOSITE_SIDE = {"north": "south", "south": "north", "east": "west", "west": "east"}
 
 
@@ -54,7 +58,7 @@ class _Merge:
                 p, others = (pa, self.aa) if pa >= pb else (pb, self.ab)
             else:
                 p, others = (pa, self.aa) if vb is None else (pb, self.ab)
-            if value is not None and p < 0.9:
+            if value is not None and p < LISTED_BELOW:
                 entry = {"path": path, "confidence": round(p, 4)}
                 if path in others:
                     entry["alternatives"] = copy.deepcopy(others[path])
@@ -116,9 +120,10 @@ def fuse(a: dict, b: dict, cube_set: str | None = None) -> dict:
     for u in out["uncertain"]:  # the referee puts a stack in before what lies in it
         if ".".join(u["path"].split(".")[:2]) in named - {u["path"]}:
             u.pop("alternatives", None)
-    out["confidence"] = round(min([u["confidence"] for u in out["uncertain"]] +
-                                  [max(a.get("confidence", 1.0), b.get("confidence", 1.0))]),
-                              4)
+    surer = max(a.get("confidence", 1.0), b.get("confidence", 1.0))
+    if surer > 0:  # the elements not listed were read at LISTED_BELOW or more
+        surer = max(surer, LISTED_BELOW)
+    out["confidence"] = round(min([u["confidence"] for u in out["uncertain"]] + [surer]), 4)
     if "board" in b:
         out["board_second"] = b["board"]
     return out

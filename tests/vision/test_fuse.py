@@ -49,6 +49,23 @@ def test_disagreement_keeps_the_surer_reading_with_the_other_as_alternative():
     assert out["confidence"] == min(u["confidence"] for u in out["uncertain"])
 
 
+def test_each_cameras_doubt_read_surely_by_the_other_leaves_no_doubt():
+    # the tic-tac-toe demo (seed 1): the overhead camera's up face at 0.84, the back
+    # camera's at 0.95 and its own doubt elsewhere, which the overhead one read surely;
+    # the fused observation listed nothing and yet said 0.84, and its illegal change was
+    # announced 'unclear' where the script has a violation
+    cells = [[{"player": 0, "faces": _faces(up="fuji", south="geisha")}], [], [], [], []]
+    a = _obs(cells, [{"path": "cells.0.0.faces.up", "confidence": 0.84}])
+    b = _obs(cells, [{"path": "cells.0.0.faces.south", "confidence": 0.85}])
+    a["confidence"], b["confidence"] = 0.84, 0.85
+    out = fuse(a, b)
+    assert out["uncertain"] == [] and out["confidence"] == 0.9
+    b["uncertain"][0]["path"] = "cells.0.0.faces.up"  # both unsure of the same face: listed
+    assert fuse(a, b)["confidence"] == 0.85
+    a["confidence"] = b["confidence"] = 0.0  # a hand seen by both cameras
+    assert fuse(a, b)["confidence"] == 0.0
+
+
 def test_an_unsure_stack_both_cameras_read_keeps_its_alternatives():
     cube = {"player": 0, "faces": _faces()}
     taller = [[{"player": 1, "faces": _faces()}, cube], 0.2]
