@@ -238,12 +238,11 @@ def _die_kernel(side: int, toward: np.ndarray, stretch: float, height: float) ->
     return (outline / outline.sum() - ring / max(ring.sum(), 1)).astype(np.float32)
 
 
-def _top_and_faces(side: int, toward: np.ndarray, stretch: float, height: float
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """(top, faces): masks of a black die's top's square and of its side faces towards
-    the camera on the plane of its top (``_die_kernel``'s outline less the square), both
-    centred as ``_die_kernel``."""
-    k = _die_kernel(side, toward, stretch, height)
+def _top_and_faces(die_kernel: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """(top, faces): masks of a black die's top's square (``side`` px) and of its side
+    faces towards the camera on the plane of its top (the outline of ``die_kernel``, a
+    ``_die_kernel``, less the square), both centred as it."""
+    k = die_kernel
     r = k.shape[0] // 2
     top = np.zeros(k.shape, np.uint8)
     square = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64) * side / 2 + r
@@ -348,7 +347,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     above = stretch < 2 * GAP_MM * PX_PER_MM  # from above: no side face's pips seen
     kernel = _top_kernel(side, toward, stretch)
     die_kernel = _die_kernel(side, toward, stretch, float(camera[2]) * PX_PER_MM)
-    top_mask, faces_mask = _top_and_faces(side, toward, stretch, float(camera[2]) * PX_PER_MM)
+    top_mask, faces_mask = _top_and_faces(die_kernel, side)
     found: dict[str, Die | None] = dict.fromkeys(COLOURS)
     taken: list[np.ndarray] = []  # the tops found, view px
     grid_y, grid_x = np.mgrid[:scores.shape[1], :scores.shape[2]]

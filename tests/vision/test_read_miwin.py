@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.classifier import shared
-from vision.read_miwin import DIE_MM, _no_lines, _top_and_faces
+from vision.read_miwin import DIE_MM, _die_kernel, _no_lines, _top_and_faces
 
 
 def test_a_long_thin_light_line_is_no_pip_but_a_blurred_dies_patch_is():
@@ -28,7 +28,7 @@ def test_a_black_dies_side_faces_lie_towards_the_camera_beside_its_top():
     # the camera to the south (view px: y south), its side faces stretching 20 px that
     # way on the plane of its top: the faces' mask is the outline south of the square
     side = int(DIE_MM)
-    top, faces = _top_and_faces(side, np.array([0.0, 1.0]), 20.0, 600.0)
+    top, faces = _top_and_faces(_die_kernel(side, np.array([0.0, 1.0]), 20.0, 600.0), side)
     top_rows, top_cols = np.nonzero(top.any(axis=1))[0], np.nonzero(top.any(axis=0))[0]
     assert len(top_rows) == len(top_cols) in (side, side + 1) and not (top * faces).any()
     rows, cols = np.nonzero(faces.any(axis=1))[0], np.nonzero(faces.any(axis=0))[0]
