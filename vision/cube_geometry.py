@@ -170,26 +170,10 @@ def hidden_fraction(points: np.ndarray, camera: np.ndarray, boxes: list[tuple]) 
     return float(hidden(samples, camera, boxes).mean())
 
 
-def decide(evidence: list[tuple[str, dict, dict | None]], cube_set: str,
-           confident: float, blank_up: float = 1.0) -> tuple[dict, dict, int]:
-    """Faces of one cube from the faces read.
-
-    ``evidence``: per face read, (direction, {value: probability}, {board direction of the
-    print's top: probability} or None). Each of the 24 orientations is weighed by the
-    product of the readings' probabilities (a blank face's turn is not seen: 1/4 for any);
-    a face value is given when the orientations that show it hold at least ``confident``
-    of the weight, else None (never a guess). ``blank_up``: the prior weight of the 12
-    orientations with a blank face up against the others' 1 (1/3: a blank face up, which
-    the rules forbid, as likely as each symbol up, not three times as likely).
-    Returns (faces, probability of each given face, number of orientations still open
-    above 1 % of the weight)."""
-    masses, open_ = face_masses(evidence, cube_set, blank_up)
-    return (*given(masses, confident), open_)
-
-
 def given(masses: dict, confident: float) -> tuple[dict, dict]:
     """(faces, probability of each given face): per direction the value of most weight
-    (``face_masses``) where it holds at least ``confident`` of it, else None."""
+    (``face_masses``) where it holds at least ``confident`` of it, else None (never a
+    guess)."""
     faces, probs = {}, {}
     for d, mass in masses.items():
         value, p = max(mass.items(), key=lambda kv: kv[1])
@@ -201,8 +185,16 @@ def given(masses: dict, confident: float) -> tuple[dict, dict]:
 
 def face_masses(evidence: list[tuple[str, dict, dict | None]], cube_set: str,
                 blank_up: float = 1.0) -> tuple[dict, int]:
-    """Per direction, each face value's share of the orientations' weight (``decide``'s
-    weighing), and the number of orientations above 1 % of the weight."""
+    """Per direction, each face value's share of the orientations' weight, and the number
+    of orientations still open above 1 % of the weight: the faces of one cube weighed
+    from the faces read (``given`` then names them).
+
+    ``evidence``: per face read, (direction, {value: probability}, {board direction of the
+    print's top: probability} or None). Each of the 24 orientations is weighed by the
+    product of the readings' probabilities (a blank face's turn is not seen: 1/4 for any).
+    ``blank_up``: the prior weight of the 12 orientations with a blank face up against the
+    others' 1 (1/3: a blank face up, which the rules forbid, as likely as each symbol up,
+    not three times as likely)."""
     options = orientations(cube_set)
     logw = np.array([np.log(blank_up) if o.faces[0] == BLANK else 0.0 for o in options])
     for direction, labels, tops in evidence:

@@ -189,7 +189,7 @@ MAX_ALTERNATIVES = 4  # other stacks named per field at most (the referee combin
 #   256 readings, the least sure fields first: with 5 options a field, 3 fields; a field
 #   with more leaves others' alternatives out)
 HEIGHT_SURE = 0.9  # a stack read less surely may be a cube taller (``covered``)
-BLANK_UP = 1 / 3  # prior of a blank face up against each symbol up (cg.decide)
+BLANK_UP = 1 / 3  # prior of a blank face up against each symbol up (cg.face_masses)
 CUBE_SET = "corner"  # rules.cube's default set (option cube-set)
 
 

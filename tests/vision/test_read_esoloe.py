@@ -91,11 +91,13 @@ def test_print_directions_match_the_renderer():
 
 def test_a_blank_face_decides_nothing_an_up_face_with_its_turn_decides_all():
     blank = [("south", {"blank": 1.0}, None)]
-    faces, _, open_ = cg.decide(blank, "corner", 0.9)
+    masses, open_ = cg.face_masses(blank, "corner")
+    faces, _ = cg.given(masses, 0.9)
     assert {d for d, v in faces.items() if v is not None} == {"south"} and open_ > 1
     # sakura up, its print's top pointing north: corner cubes show fuji south, geisha east
     up = [("up", {"sakura": 1.0}, {(0, 1, 0): 1.0})]
-    faces, probs, open_ = cg.decide(up, "corner", 0.9)
+    masses, open_ = cg.face_masses(up, "corner")
+    faces, probs = cg.given(masses, 0.9)
     assert open_ == 1 and all(v is not None for v in faces.values())
     assert faces == dict(zip(FACES, next(o.faces for o in cg.orientations("corner")
                                          if o.faces[0] == "sakura" and o.tops[0] == (0, 1, 0)),

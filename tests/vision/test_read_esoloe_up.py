@@ -14,7 +14,8 @@ def _up_alone(p: float) -> str | None:
                                     ("blank", rest)))
     labels = _tempered(symbol, _floor("up", 40.0))
     tops = {(0, 1, 0): 0.25, (1, 0, 0): 0.25, (0, -1, 0): 0.25, (-1, 0, 0): 0.25}
-    faces, _, _ = cg.decide([("up", labels, tops)], "corner", FACE_DECIDE, BLANK_UP)
+    faces, _ = cg.given(cg.face_masses([("up", labels, tops)], "corner", BLANK_UP)[0],
+                        FACE_DECIDE)
     return faces["up"]
 
 
@@ -32,8 +33,9 @@ def _resolved(turn: float) -> bool:
     rest = (1 - turn) / 3
     tops = {(0, 1, 0): turn, (1, 0, 0): rest, (0, -1, 0): rest, (-1, 0, 0): rest}
     tops = {top: (1 - ROTATION_FLOOR) * p + ROTATION_FLOOR / 4 for top, p in tops.items()}
-    faces, _, _ = cg.decide([("up", _tempered(symbol, _floor("up", 40.0)), tops)], "corner",
-                            FACE_DECIDE, BLANK_UP)
+    masses, _ = cg.face_masses([("up", _tempered(symbol, _floor("up", 40.0)), tops)],
+                               "corner", BLANK_UP)
+    faces, _ = cg.given(masses, FACE_DECIDE)
     return all(v is not None for v in faces.values())
 
 
