@@ -30,7 +30,8 @@
   renders draw it, and lamps unlike theirs), the cubes' players read right on a table's
   frame without a colour calibration (before) and with one measured on another frame of
   that table (after: white balance, exposure and the players' colours); for Cubes the
-  stones read of the right colour (after: with the four stones' measured colours).
+  stones read of the right colour (after: with the four stones' measured colours); for
+  Tyr the dice read right (after: with the three dice's measured colours).
 """
 
 from __future__ import annotations
@@ -415,7 +416,7 @@ COLOUR_LIGHTS = {
     "warm lamp, dim": {"wb": (0.6, 1.0, 1.5), "exposure": 0.22},
     "cold light": {"wb": (1.45, 1.0, 0.7), "exposure": 0.3},
 }
-COLOUR_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "cubes")
+COLOUR_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "cubes", "tyr")
 COLOUR_SEEDS = range(600, 640)  # held out: tuned on 100..299
 CALIBRATION_FRAME, TEST_FRAME = 0, 1  # the sensor noise of a table's two frames
 
@@ -554,19 +555,93 @@ def _stone_rows(seeds, lights) -> list[dict]:
     return rows
 
 
+#: Tyr's calibration frame: each die on this field (row, column) with its face of fewest
+#: pips up (its colour measured on its top's darker half: the pips left out)
+COLOUR_DICE = {"blue": ((5, 3), 1), "red": ((5, 5), 1), "black": ((5, 7), 2)}
+
+
+def _dice_table(seed: int, light: dict | None):
+    """(test frame, its truth, the calibration dict without colour, the dice's measured
+    ``pieces``) of Tyr table ``seed`` under ``light`` (as ``_colour_table``): each die
+    measured on a frame of the table with the dice on ``COLOUR_DICE``'s fields
+    (``calibration.colour.piece_colour``, on the dice's tops). The renders show no white
+    sheet to balance the leather board's light on: the dice are measured in the frame as
+    it is, and the test frame is read as it is."""
+    from dataclasses import replace
+
+    from calibration import colour, registration
+    from calibration.files import CORNER_NAMES, CameraCalibration
+    from vision.render.effects import random_effects
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+    from vision.render.rng import make_rng
+
+    fx = random_effects(make_rng(seed, "effects"))
+    if light is not None:
+        fx = replace(fx, exposure=light["exposure"],
+                     wb=tuple(a * b for a, b in zip(fx.wb, light["wb"], strict=True)))
+    dice = {name: {"top": top, "cell": list(cell)} for name, (cell, top) in COLOUR_DICE.items()}
+    shown, shown_truth = render_scene("tyr", {"dice": dice}, seed, options=RenderOptions(
+        effects=fx, frame=CALIBRATION_FRAME))
+    image, truth = render_scene("tyr", random_position("tyr", seed), seed,
+                                options=RenderOptions(effects=fx, frame=TEST_FRAME))
+    corners = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
+    camera = CameraCalibration(np.array(truth["camera"]["K"]),
+                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    reg = registration.register_manual(corners, "tyr", (1280, 720))
+    pieces = {}
+    for name, die in shown_truth["position"]["dice"].items():  # the fields as vision names them
+        pieces[name] = colour.piece_colour([shown], reg, "{},{}".format(*die["cell"]),
+                                           np.ones(3), colour.TOP_MM["tyr"], camera)["lab"]
+    return image, truth, {"board": corners, "K": camera.K, "dist": camera.dist}, pieces
+
+
+def _dice_rows(seeds, lights) -> list[dict]:
+    """``colour_rows``' rows for Tyr: the elements (each die's cell, and its top on the
+    board) read right and the frames read exactly, without and with the dice's measured
+    colours (``_dice_table``)."""
+    from vision.measure import elements
+    from vision.observe import observe
+
+    rows = []
+    for light in lights:
+        tallies = defaultdict(Counter)
+        for seed in seeds:
+            image, truth, base, pieces = _dice_table(seed, COLOUR_LIGHTS[light])
+            want = elements("tyr", truth["position"])
+            for name, extra in (("none", {}), ("+ dice", {"pieces": pieces})):
+                got = elements("tyr", observe(image, "tyr", calibration={**base, **extra})[
+                    "position"])
+                right = sum(got.get(k) == v for k, v in want.items())
+                tallies[name] += Counter(elements=len(want), right=right,
+                                         exact=right == len(want))
+        before, after = tallies["none"], tallies["+ dice"]
+        n = before["elements"]
+        rows.append(_row("Tyr's dice read right (their measured colours)",
+                         f"tyr, {light}, seeds {seeds[0]}..{seeds[-1]}", n,
+                         f"{before['right']}/{n}", f"{after['right']}/{n}",
+                         f"exact frames {before['exact']} -> {after['exact']} of "
+                         f"{len(seeds)}"))
+    return rows
+
+
 def colour_rows(seeds=COLOUR_SEEDS, games=COLOUR_GAMES, lights=tuple(COLOUR_LIGHTS)
                 ) -> list[dict]:
     """Per game and light: the cubes whose player is read right (top cubes of the stacks
     read occupied, lower cubes of those read at their height) without a colour file
     (before) and with one (after), each table's test frame read on its true corners and
     camera; beside them the colour file's white balance alone, with its exposure gain,
-    then with the players' colours. Cubes: its stones (``_stone_rows``)."""
+    then with the players' colours. Cubes: its stones (``_stone_rows``); Tyr: its dice
+    (``_dice_rows``)."""
     from calibration.files import ColourCalibration, colour_entries
 
     rows = []
     for game in games:
         if game == "cubes":
             rows += _stone_rows(seeds, lights)
+            continue
+        if game == "tyr":
+            rows += _dice_rows(seeds, lights)
             continue
         for light in lights:
             tallies = defaultdict(Counter)

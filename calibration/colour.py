@@ -43,7 +43,10 @@ FIELD_SHRINK = 0.6  # the share of a field's side measured for a piece's top
 RING_MM = (10.8, 10.5)
 #: the height of a piece's top above the board by game, where not a cube's 18 mm
 #: (``calibrate_colour``'s ``height_mm`` None): Cubes' stones are 6 mm thick
-TOP_MM = {"cubes": 6.0}
+TOP_MM = {"cubes": 6.0, "tyr": 22.0}  # Tyr: a Miwin die's top (``vision.read_miwin.DIE_MM``)
+#: games whose pieces are Miwin dice: a die's colour is its top's darker half (its pips
+#: are light: ``vision.piece_colours.colour_of``)
+DICE_GAMES = ("tyr",)
 
 
 class ColourError(ValueError):
@@ -142,7 +145,7 @@ def piece_colour(images: list[np.ndarray], reg: BoardRegistration, cell: str,
         lab = cv2.cvtColor(np.round(bgr).astype(np.uint8).reshape(1, 1, 3),
                            cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
     else:
-        bgr, lab = colour_of(seen.astype(np.uint8))
+        bgr, lab = colour_of(seen.astype(np.uint8), lighter=reg.game not in DICE_GAMES)
     return {"field": cell, "bgr": np.round(bgr, 2).tolist(),
             "lab": np.round(lab, 2).tolist()}
 

@@ -46,6 +46,8 @@ NAMES = {
     "esoloe-3andc": ("player 0", "player 1"),
     # Cubes: one stone of each colour, in ``read_cubes._votes``' order of its classes
     "cubes": ("black", "blue", "red", "orange"),
+    # Tyr: the three Miwin dice, in ``read_miwin.COLOURS``' order
+    "tyr": ("blue", "red", "black"),
 }
 
 
@@ -59,17 +61,19 @@ def measured(calibration: dict | None, game: str) -> np.ndarray | None:
     return np.array([pieces[n] for n in names], np.float64).reshape(len(names), 3)
 
 
-def colour_of(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def colour_of(pixels: np.ndarray, lighter: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(BGR, Lab) medians of a piece's top (``pixels``: BGR uint8, any shape) over its
     lighter half (the half of its pixels of highest Lab L): the print left out (e-SOLO-e's symbols
     are printed in dark ink, indigo on some sets, which pulls the whole top's median
-    hue towards blue). What ``tableref calibrate colour`` measures and the readers
-    compare with it."""
+    hue towards blue); over its darker half where not ``lighter`` (a Miwin die: its
+    light pips left out, which are most of a black die's lighter half). What ``tableref
+    calibrate colour`` measures and the readers compare with it."""
     bgr = np.asarray(pixels, np.uint8).reshape(-1, 1, 3)
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float64)
-    light = np.argsort(lab[:, 0], kind="stable")[len(lab) // 2:]
-    return (np.median(bgr.reshape(-1, 3)[light].astype(np.float64), axis=0),
-            np.median(lab[light], axis=0))
+    order = np.argsort(lab[:, 0], kind="stable")
+    half = order[len(lab) // 2:] if lighter else order[:len(lab) - len(lab) // 2]
+    return (np.median(bgr.reshape(-1, 3)[half].astype(np.float64), axis=0),
+            np.median(lab[half], axis=0))
 
 
 def green_red(crop: np.ndarray, glaze_a: float, colours: np.ndarray

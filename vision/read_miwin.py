@@ -12,7 +12,10 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
   far under its highest, ``BLACK_ELSEWHERE``: a dark blue die is blacker than blue); a
   die of the colour of what it stands on (red on red leather, black on dark brown) is then
   sought by its colour against neutral grey (``NEUTRAL``) where a whole top's pips show
-  and no other die lies, at confidence 0.6 at most;
+  and no other die lies, at confidence 0.6 at most; where the set's dice colours were
+  measured (``find_dice(colours=)``: the calibration's ``pieces``), each pixel scores for
+  the die whose measured colour is nearest it, by how much nearer than its background
+  (``measured_scores``) instead;
 - *black*, by its pips too: light pips on a dark body, which a shadow or a dark board's
   edge does not show; the black die is the window where its colour plus ``BLACK_OFFSET``
   times the pips' contrast (their Lab L above round them, over the window) is highest,
@@ -107,6 +110,11 @@ CROP_PX = 64  # the side of a top's crop
 #: read wrong at >= 0.9 (black 7s read 6, blue 9s read 6) and 0 of its 478 right ones
 CENTRE_PIP = (0.1, 0.6)
 CENTRE_DOUBT = 0.5
+#: Lab L's weight against a and b in ``measured_scores``' distances (a die's lightness
+#: falls off with the lamp and its shade, its hue less); not tuned: with it, dev Tyr
+#: tables 110..139 under the warm dim lamp (``bench.calibration_bench.COLOUR_LIGHTS``, the
+#: dice measured on the table's other frame), true corners: elements 133 -> 162 of 170
+MEASURED_L = 0.5
 
 
 @dataclass(frozen=True)
@@ -191,6 +199,26 @@ def colour_scores(diff: np.ndarray, chroma: np.ndarray) -> np.ndarray:
     return np.stack([blue, red, -dL - chroma - np.maximum(np.maximum(blue, red), 0)])
 
 
+def measured_scores(lab: np.ndarray, background: np.ndarray, colours: np.ndarray
+                    ) -> np.ndarray:
+    """``colour_scores`` from the dice's colours measured on the set (``colours``: (3, 3)
+    Lab of the blue, red and black dice in ``COLOURS``' order, ``vision.piece_colours.
+    measured``): per pixel of ``lab`` and colour, how much nearer the pixel lies to that
+    die's colour than its ``background`` (Lab, per pixel or one) does, where that die's
+    colour is the nearest of the three to it (elsewhere not above 0; Lab distances, L
+    weighted ``MEASURED_L``)."""
+    scale = np.array([MEASURED_L, 1.0, 1.0], np.float32)
+    px, bg = lab.astype(np.float32) * scale, np.asarray(background, np.float32) * scale
+    dice = np.asarray(colours, np.float32) * scale
+    near = np.stack([np.linalg.norm(px - m, axis=-1) for m in dice])
+    nearest = np.argmin(near, axis=0)
+    out = []
+    for c, m in enumerate(dice):
+        margin = np.linalg.norm(bg - m, axis=-1) - near[c]
+        out.append(np.where(nearest == c, margin, np.minimum(margin, 0)))
+    return np.stack(out)
+
+
 def _top_kernel(side: int, toward: np.ndarray, stretch: float) -> np.ndarray:
     """A correlation kernel that peaks where a die's top lies: the mean over the top's
     square less the mean over strips just beyond its edges, except those facing the camera
@@ -267,7 +295,8 @@ def _no_lines(pip: np.ndarray) -> np.ndarray:
 def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
               region: tuple[float, float, float, float],
               camera: np.ndarray | None = None, no_dice: np.ndarray | None = None,
-              faint_on: np.ndarray | None = None) -> dict[str, Die | None]:
+              faint_on: np.ndarray | None = None, colours: np.ndarray | None = None
+              ) -> dict[str, Die | None]:
     """The three dice by colour on the plane of ``H`` (the dice tops) within ``region``;
     None for a colour no place shows. ``corners``: the board top's corners, image px (the
     board fix's). ``camera``: the camera's centre (u, v, height above the plane, mm; from
@@ -277,7 +306,9 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     (a black die's fit and its pips' centroid did: dev 179, A's pawn on field 9).
     ``faint_on``: a polygon (board mm) where a blue or red die whose pips do not show is
     sought by its colour alone (Tyr's board: a red die on red leather, its one blurred pip
-    too faint for the pip mask), at 0.6 at most.
+    too faint for the pip mask), at 0.6 at most. ``colours``: the dice's colours measured
+    on the set ((3, 3) Lab, ``COLOURS``' order): the colour scores are taken from them
+    (``measured_scores``) instead of the fixed ``colour_scores``.
 
     Per colour, the mean of its score (``colour_scores``, pips left out) over a die-sized
     window; the best window holds the die when that mean reaches ``PRESENT``. The die's
@@ -291,7 +322,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     view, inside, to_mm = _view(image, H, region)
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
     board = _board_mask(lab.shape[:2], corners, H @ to_mm)
-    diff = lab.astype(np.float32) - _background(lab, board)
+    background = _background(lab, board)
     chroma = np.abs(lab[..., 1].astype(np.float32) - 128) + np.abs(
         lab[..., 2].astype(np.float32) - 128)
     k = int(round(PIP_KERNEL_MM * PX_PER_MM)) | 1
@@ -301,7 +332,13 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     round_it = cv2.dilate(chroma, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     pip = _no_lines((tophat > PIP_DL) & ((chroma < PIP_CHROMA) | (chroma < 0.8 * round_it))
                     & inside)
-    scores = np.maximum(colour_scores(diff, chroma) * (~pip & inside), 0)
+
+    def against(bg) -> np.ndarray:  # the colour scores against the background ``bg``
+        if colours is None:
+            return colour_scores(lab.astype(np.float32) - bg, chroma)
+        return measured_scores(lab, bg, colours)
+
+    scores = np.maximum(against(background) * (~pip & inside), 0)
     side = max(3, int(round(DIE_MM * PX_PER_MM)))
     # a die top shows at least one pip: windows without any are no die (a shadow)
     # (a window half on the die holds fewer of its pips: the whole top scores highest)
@@ -379,8 +416,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             # a die of the colour of what it stands on (a red die on red leather): the
             # colour against neutral grey, where the pips of a whole top show and no die
             # already found lies
-            score = np.maximum(colour_scores(lab.astype(np.float32) - NEUTRAL, chroma)[c]
-                               * (~pip & inside), 0)
+            score = np.maximum(against(NEUTRAL)[c] * (~pip & inside), 0)
             mean = window_mean(score) * (weight >= 1.0)
             for fx, fy in taken:
                 mean[np.hypot(grid_x - fx, grid_y - fy) < side] = 0

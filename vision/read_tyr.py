@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.board import BoardFix, Geometry
+from vision.piece_colours import measured
 from vision.read_miwin import COLOURS, dice_tops, find_dice, plane
 from vision.reading import Reading
 
@@ -57,7 +58,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     half = 4.5 * FIELD_MM  # a die whose pips do not show is sought on the board only
     found = find_dice(image, H, fix.corners, (-w, w, -d, d), camera,
                       faint_on=np.array([[-half, -half], [half, -half], [half, half],
-                                         [-half, half]]))
+                                         [-half, half]]),
+                      colours=measured(calibration, "tyr"))
     dice: dict[str, dict] = {}
     reading = Reading({"dice": dice})
     on_board, near = [], []  # near: beside the board, its place in doubt

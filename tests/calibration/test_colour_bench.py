@@ -60,3 +60,11 @@ def test_a_cubes_row_counts_the_truth_s_stones():
     grid = random_position("cubes", 101)["grid"]
     stones = sum(len(t) == 2 for r in grid for t in r)
     assert row["n"] == stones > 0 and row["after"].endswith(f"/{stones}")
+
+
+def test_a_tyr_row_counts_the_truth_s_elements():
+    from vision.measure import elements
+
+    (row,) = cb.colour_rows(range(112, 113), ("tyr",), ("warm lamp, dim",))
+    n = len(elements("tyr", random_position("tyr", 112)))
+    assert row["n"] == n and row["before"].endswith(f"/{n}") and row["after"].endswith(f"/{n}")
