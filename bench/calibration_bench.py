@@ -7,8 +7,9 @@
   from 3 frames (with the true camera as its calibration, so the fit report's rigid
   check runs; a registration whose frames disagree or whose fit is off by more than
   ``registration.REFUSE_MM`` is refused, not stored: how many, and how many stored are
-  off by more than 1 mm), and from four clicked corners (the truth plus 1.5 px of noise,
-  snapped);
+  off by more than 1 mm; each refusal named by its ``RegistrationError.reason``), and
+  from four clicked corners (the truth plus 1.5 px of noise, snapped, on the tiles fitted
+  to the frame line or refused);
 - set enrolment (``calibration.enrol``): the model alone (before) and after enrolling 5
   captures of every face (symbols, pips, Cubes stones), on held-out synthetic crops of
   the training set's look (``default``) and of a set unlike it (``other-set``: other
@@ -73,15 +74,6 @@ def camera_rows() -> list[dict]:
     return rows
 
 
-#: a refusal's reason, by the words of its message (``calibration.registration``)
-REFUSALS = (("not found", "not found"), ("different places", "frames disagree"),
-            ("blurred", "blurred"), ("own check", "fit report"))
-
-
-def _why(message: str) -> str:
-    return next((short for words, short in REFUSALS if words in message), message[:40])
-
-
 def _listed(items: list[str]) -> str:
     return f"{len(items)} ({', '.join(items)})" if items else "0"
 
@@ -100,7 +92,7 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
     for game in games:
         position = {"cells": [[] for _ in geometry(game).cells]}
         for mode in ("overhead", "oblique"):
-            auto, manual, refused, over, turned = [], [], [], [], 0
+            auto, manual, refused, over, turned, unclicked = [], [], [], [], 0, []
             for seed in seeds:
                 frames, truth = [], None
                 for k in range(3):
@@ -121,11 +113,14 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
                         if err >= 1:
                             over.append(f"{seed} {err:.2f} mm")
                 except rg.RegistrationError as refusal:
-                    refused.append(f"{seed} {_why(str(refusal))}")
+                    refused.append(f"{seed} {refusal.reason}")
                 true = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
                 clicks = true + np.random.default_rng(seed).normal(0, 1.5, (4, 2))
-                reg = rg.register_manual(clicks, game, (1280, 720), image=frames[0])
-                manual.append(rg.error_against_truth(reg, truth)["max_mm"])
+                try:
+                    reg = rg.register_manual(clicks, game, (1280, 720), image=frames[0])
+                    manual.append(rg.error_against_truth(reg, truth)["max_mm"])
+                except rg.RegistrationError as refusal:
+                    unclicked.append(f"{seed} {refusal.reason}")
             n = len(seeds)
             rows.append(_row("board registration, auto (max mm)", f"{game} {mode}", n, "",
                              f"{np.median(auto):.2f}" if auto else "-",
@@ -134,9 +129,11 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
                              f"{_listed(over)}, worst stored "
                              f"{max(auto, default=0):.1f} mm"))
             rows.append(_row("board registration, clicked (max mm)", f"{game} {mode}", n,
-                             "", f"{np.median(manual):.2f}",
+                             "", f"{np.median(manual):.2f}" if manual else "-",
                              f"{sum(e < 1 for e in manual)}/{n} under 1 mm (clicks +-1.5 px, "
-                             "snapped)"))
+                             f"snapped, on the tiles fitted to the frame line); refused "
+                             f"{_listed(unclicked)}, worst stored "
+                             f"{max(manual, default=0):.1f} mm"))
     return rows
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from enum import StrEnum
 
 import cv2
 import numpy as np
@@ -77,6 +78,7 @@ SIDE_SCAN_MM = (-4.0, 16.0, 0.25)  # each side tried this far in (-) and out (+)
 SIDE_GAIN = 0.02  # a side moves where the lines show this much (relative) better
 SIDE_MOVES = 4  # sides moved one at a time, the one the lines gain most by first
 JOINT_STEPS_MM = (1.0, 0.5, 0.25, 0.1)  # then each corner moved so, while the lines gain
+SIDE_NAMES = ("north", "east", "south", "west")
 OUTWARD = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]])  # north east south west
 #: on these tiles a side moved out further than ``OUT_CHECKED_MM`` is kept only where its
 #: margin (``MARGIN_MM`` inside its moved edge) is at least ``GLAZE_SHARE`` as light as the
@@ -109,6 +111,15 @@ BLUR_MM = (0.4, 0.7, 1.0, 1.5, 2.0, 3.0)
 #: with 5 px of motion, or 0.78 px a mm at the far side out of focus)
 BLUR_REFUSE_MM = 2.5
 LINE_FITS = 2  # the corners fitted to the frame lines (``fit_frame_lines``) so many times
+#: given corners on a ceramic tile (``register_manual`` with a frame): each half side's
+#: frame line is looked for this far either side of where they put it, and fitted there
+#: (then as automatic registration fits it); 1.5 px clicked at the far side of an oblique
+#: view is up to 6.6 mm (dev tic-tac-toe oblique 111), a corner 20 mm off puts a half
+#: side's line at the search's end or blurs it over ``BLUR_REFUSE_MM`` (dev 100..111)
+GIVEN_SHIFT_MM = 6.0
+#: ... and where the frame line's median blur there is this much, the refusal advises
+#: bringing the camera nearer or focusing it (dev 103's far, moving tiles: 1.5..3 mm)
+ADVISE_BLUR_MM = 1.5
 #: tiles whose fields are painted another shade than the margin (3andC's blue fields), a
 #: step inside the frame line's nearest parallel line in ``frame_lines``' fit: without it
 #: 3andC oblique 115's north frame line was placed 0.85 mm out at the true corners; on the
@@ -116,8 +127,32 @@ LINE_FITS = 2  # the corners fitted to the frame lines (``fit_frame_lines``) so 
 SHADED_FIELDS = frozenset({"esoloe-3andc"})
 
 
+class Refusal(StrEnum):
+    """Why no registration was made (``RegistrationError.reason``): the frames or corners
+    did not give one (``NOT_FOUND`` .. ``OFF_LINES``), or the request itself was unusable
+    (``ARGUMENTS``)."""
+
+    NOT_FOUND = "not found"  # the board was not found in the frames
+    DISAGREE = "frames disagree"  # too few frames agree on where it lies
+    BLURRED = "blurred"  # a tile's frame line blurred ``BLUR_REFUSE_MM`` or more
+    FIT = "fit report"  # the fit report is off by more than ``REFUSE_MM``
+    OFF_LINES = "off the lines"  # given corners that the board's frame line does not follow
+    CORNERS = "corners"  # given corners that make no board (shape, order)
+    TURN = "turn"  # a quarter turn asked of a board that is not square
+    NO_CLICK = "no click"  # no window to click in, or clicking stopped
+
+
+#: the reasons that are the request's fault, not the frames': bad arguments
+ARGUMENTS = frozenset({Refusal.CORNERS, Refusal.TURN, Refusal.NO_CLICK})
+
+
 class RegistrationError(ValueError):
-    """No registration could be made; the message says why and what to do."""
+    """No registration could be made; the message says why and what to do, ``reason``
+    (a ``Refusal``) says why in one word for programs."""
+
+    def __init__(self, message: str, reason: Refusal):
+        super().__init__(message)
+        self.reason = reason
 
 
 def homography(corners: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -137,12 +172,26 @@ def _project(H: np.ndarray, mm: np.ndarray) -> np.ndarray:
                                     H).reshape(-1, 2)
 
 
+def _px_a_mm(corners: np.ndarray, geom: Geometry) -> float:
+    """The board's scale in the image where ``corners`` put it (px a mm, by area)."""
+    return math.sqrt(abs(cv2.contourArea(np.asarray(corners, np.float32)))
+                     / (geom.width * geom.depth))
+
+
+def _blur_advice(blur: float, corners: np.ndarray, geom: Geometry) -> str:
+    """What to do where a tile's frame line is blurred ``blur`` mm, ``ADVISE_BLUR_MM`` or
+    more (else nothing): the camera nearer, focused, still."""
+    if blur < ADVISE_BLUR_MM:
+        return ""
+    return (f"its frame line is blurred {blur:g} mm at {_px_a_mm(corners, geom):.1f} px a "
+            "mm: bring the camera nearer, focus it and hold it still")
+
+
 def _line_map(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
     """float32: how strongly a painted line of the board's polarity lies at each pixel (a
     black-hat, or top-hat for light lines, ``LINE_KERNEL_MM`` across at the board's scale
     where ``corners`` put it, blurred ``LINE_BLUR_MM``)."""
-    ppm = math.sqrt(abs(cv2.contourArea(np.asarray(corners, np.float32)))
-                    / (geom.width * geom.depth))
+    ppm = _px_a_mm(corners, geom)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     k = max(3, int(round(LINE_KERNEL_MM * ppm)) | 1)
     hat = cv2.MORPH_BLACKHAT if edge_model(geom).polarity < 0 else cv2.MORPH_TOPHAT
@@ -258,8 +307,18 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
+def _part_bounds(geom: Geometry, side: int, parts: int) -> np.ndarray:
+    """Where ``frame_lines``' ``parts`` of ``side``'s frame line begin and end, mm along
+    it (1.5 mm short of where the frame lines cross)."""
+    from vision.board import CERAMIC_FRAME_MM
+
+    span = (geom.width if side % 2 == 0 else geom.depth) / 2 - CERAMIC_FRAME_MM
+    return np.linspace(-span + 1.5, span - 1.5, parts + 1)
+
+
 def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
-                parts: int = 1) -> list[tuple[int, float, float, float]]:
+                parts: int = 1, shift_mm: float = LINE_SHIFT_MM
+                ) -> list[tuple[int, float, float, float]]:
     """Where a ceramic tile's frame line lies against where ``corners`` put it, on the mean
     of ``images`` (one still board): per side (all four: e-SOLO-e's maker's mark lies 4 mm
     inside its south frame line) and each of ``parts`` equal lengths of it,
@@ -268,7 +327,8 @@ def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
     the line (``PROFILE_MM``, averaged along the part) is fitted with the painted lines
     parallel to it there (each as much as it runs beside the frame line), the tile's edge
     and on ``SHADED_FIELDS`` the fields' shade, each blurred by ``BLUR_MM`` and all shifted
-    by up to ``LINE_SHIFT_MM``; the least squares fit with a dark line wins."""
+    by up to ``shift_mm`` (the profile reaching ``PROFILE_MM`` or 1.5 mm past the shift);
+    the least squares fit with a dark line wins."""
     from vision.board import CERAMIC_FRAME_MM
 
     grey = np.mean([cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -276,20 +336,20 @@ def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
     H = homography(corners, geom)
     model = edge_model(geom)
     reach, step = PROFILE_MM
+    reach = max(reach, shift_mm + 1.5)
     off = np.arange(-reach, reach + step / 2, step)
-    shifts = np.arange(-LINE_SHIFT_MM, LINE_SHIFT_MM + 1e-9, 0.05)
+    shifts = np.arange(-shift_mm, shift_mm + 1e-9, 0.05)
     x = off[None, :] - shifts[:, None]  # the profile's offsets from the line shifted
     out = []
     for side in range(4):
         normal = OUTWARD[side]
         along = np.array([-normal[1], normal[0]])
         half = (geom.depth if side % 2 == 0 else geom.width) / 2
-        span = (geom.width if side % 2 == 0 else geom.depth) / 2 - CERAMIC_FRAME_MM
         c = half - CERAMIC_FRAME_MM
         parallel = model.line & (np.abs(model.normals @ normal) > 0.99)
         rel_all = np.round(model.points[parallel] @ normal - c, 2)
         at_all = model.points[parallel] @ along
-        bounds = np.linspace(-span + 1.5, span - 1.5, parts + 1)
+        bounds = _part_bounds(geom, side, parts)
         for lo, hi in zip(bounds, bounds[1:], strict=False):
             t = np.arange(lo, hi + 1e-9, 1.0)
             pts = (c + off)[:, None, None] * normal + t[None, :, None] * along
@@ -298,7 +358,7 @@ def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
             rel = rel_all[inside]
             frame = max(int(np.sum(rel == 0)), 1)
             near = {r: np.sum(rel == r) / frame for r in np.unique(rel)
-                    if abs(r) < reach + LINE_SHIFT_MM + 2 * max(BLUR_MM)}
+                    if abs(r) < reach + shift_mm + 2 * max(BLUR_MM)}
             inner = (max((r for r in near if r < 0), default=None)
                      if geom.game in SHADED_FIELDS else None)
             best = None
@@ -324,16 +384,20 @@ def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
     return out
 
 
-def fit_frame_lines(images: list[np.ndarray], corners: np.ndarray,
-                    geom: Geometry) -> np.ndarray:
+def fit_frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
+                    shift_mm: float = LINE_SHIFT_MM,
+                    measured: list[tuple[int, float, float, float]] | None = None
+                    ) -> np.ndarray:
     """``corners`` moved so that each frame line (``frame_lines``, each side in two
-    halves) lies where the tile has it, ``CERAMIC_FRAME_MM`` inside its edge: each side's
-    edge is the line through its two halves' frame line moved out so far, and the corners
-    are where the sides meet. Unchanged where a half is not found, is blurred
-    ``BLUR_REFUSE_MM`` or more or lies at the end of the search (``LINE_SHIFT_MM``)."""
-    measured = frame_lines(images, corners, geom, parts=2)
+    halves, searched ``shift_mm`` either side; or ``measured`` so) lies where the tile
+    has it, ``CERAMIC_FRAME_MM`` inside its edge: each side's edge is the line through
+    its two halves' frame line moved out so far, and the corners are where the sides
+    meet. Unchanged where a half is not found, is blurred ``BLUR_REFUSE_MM`` or more or
+    lies at the end of the search."""
+    if measured is None:
+        measured = frame_lines(images, corners, geom, parts=2, shift_mm=shift_mm)
     if (len(measured) < 8 or max(b for *_, b in measured) >= BLUR_REFUSE_MM
-            or max(abs(o) for *_, o, _ in measured) >= LINE_SHIFT_MM - 0.05):
+            or max(abs(o) for *_, o, _ in measured) >= shift_mm - 0.05):
         return corners
     lines = []  # each side's edge: a point and a direction, mm on the board plane
     for side in range(4):
@@ -425,7 +489,8 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
     board. A board without marks gets ``fit["naming"]`` (see the module doc)."""
     geom = geometry(game)
     if turn % 2 and geom.width != geom.depth:
-        raise RegistrationError("only a square board can be renamed by a quarter turn")
+        raise RegistrationError("only a square board can be renamed by a quarter turn",
+                                Refusal.TURN)
     found, images, size, looked = [], [], None, 0
     for image in frames:
         looked += 1
@@ -439,16 +504,24 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
             break
     if not found:
         raise RegistrationError(f"the board was not found in {looked} frame(s): register it "
-                                "by hand (--corners, or --click on a saved frame)")
+                                "by hand (--corners, or --click on a saved frame)",
+                                Refusal.NOT_FOUND)
     stack = np.array(found)
     agree = max((np.all(np.linalg.norm(stack - one, axis=2) <= AGREE_PX, axis=1)
                  for one in stack), key=np.sum)  # the largest group, the first on a tie
     if agree.sum() < max(min(MIN_AGREE, n), math.ceil(AGREE_SHARE * len(found))):
         seen = "" if len(found) >= n else f"; found in {len(found)} of {looked}"
+        advice = ""
+        if geom.material == "ceramic":  # blurred where the largest group put it?
+            group = [im for im, a in zip(images, agree, strict=True) if a]
+            at = np.roll(stack[agree].mean(axis=0), turn, axis=0)
+            advice = _blur_advice(max((b for *_, b in frame_lines(group, at, geom)),
+                                      default=0.0), at, geom)
         raise RegistrationError(f"the board was found at different places ({int(agree.sum())} "
                                 f"of {len(found)} frames agree within {AGREE_PX} px{seen}): "
-                                "keep camera and board still, or register it by hand "
-                                "(--corners, or --click on a saved frame)")
+                                f"{advice or 'keep camera and board still'}, or register it "
+                                "by hand (--corners, or --click on a saved frame)",
+                                Refusal.DISAGREE)
     kept = stack[agree]
     corners = kept.mean(axis=0)
     lines = frames_lines = None
@@ -465,20 +538,21 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
     reg = _registration(game, corners, list(kept), "auto", size, camera, lines, frames_lines)
     blur = reg.fit.get("lines_blur_mm", 0.0)
     if blur >= BLUR_REFUSE_MM:
-        ppm = math.sqrt(abs(cv2.contourArea(corners.astype(np.float32)))
-                        / (geom.width * geom.depth))
+        ppm = _px_a_mm(corners, geom)
         raise RegistrationError(f"the board's frame line is blurred over {blur:.1f} mm (out "
                                 f"of focus, moving, or the board too small: {ppm:.1f} px a "
                                 "mm): it cannot be registered to 1 mm; bring the camera "
                                 "closer, focus it and hold it still, or register it by "
-                                "hand (--corners, or --click on a saved frame)")
+                                "hand (--corners, or --click on a saved frame)",
+                                Refusal.BLURRED)
     if reg.fit["max_mm"] > REFUSE_MM:
         checks = ", ".join(f"{c} {reg.fit[c.split()[0] + '_max_mm']:.1f} mm"
                            for c in reg.fit["checks"])
+        advice = _blur_advice(blur, corners, geom)
+        advice = f"{advice}, or" if advice else "it was probably found wrongly;"
         raise RegistrationError(f"the board found does not fit its own check ({checks} at "
-                                f"worst, over {REFUSE_MM} mm): it was probably found wrongly; "
-                                "register it by hand (--corners, or --click on a saved "
-                                "frame)")
+                                f"worst, over {REFUSE_MM} mm): {advice} register it by hand "
+                                "(--corners, or --click on a saved frame)", Refusal.FIT)
     if named_by_camera(geom):
         reg.fit["naming"] = {"by": "turn" if turn % 4 else "camera", "turn": turn % 4,
                              "camera_margin_deg": round(camera_rule_margin(reg.corners,
@@ -498,25 +572,111 @@ def naming_warning(reg: BoardRegistration) -> str | None:
             "players have it at another side, register again with --turn 1..3")
 
 
+def _half_corner(geom: Geometry, side: int, along: float) -> str:
+    """The corner (``CORNER_NAMES``) at the end of ``side`` nearer the point ``along``
+    it (``frame_lines``' parts)."""
+    normal = OUTWARD[side]
+    half = (geom.depth if side % 2 == 0 else geom.width) / 2
+    point = half * normal + along * np.array([-normal[1], normal[0]])
+    ends = (side, (side + 1) % 4)
+    return CORNER_NAMES[min(ends, key=lambda k: np.linalg.norm(geom.corners_mm()[k]
+                                                               - point))]
+
+
+def _fit_given(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """Given corners on a ceramic tile fitted to its frame line (``fit_frame_lines``:
+    once searched ``GIVEN_SHIFT_MM`` either side, then ``LINE_FITS`` times as automatic
+    registration). Where the first fit cannot be made because a half side's line is not
+    found so near or is blurred ``BLUR_REFUSE_MM`` or more while another half's is
+    sharper, the corners do not lie on the board: ``RegistrationError`` (``OFF_LINES``)
+    naming those sides and the corners to give again (the one two such sides meet at, or
+    their ends). Where every half is so blurred they cannot be checked and are returned
+    as given."""
+    measured = frame_lines([image], corners, geom, parts=2, shift_mm=GIVEN_SHIFT_MM)
+    fitted = fit_frame_lines([image], corners, geom, GIVEN_SHIFT_MM, measured)
+    if not np.array_equal(fitted, corners):
+        for _ in range(LINE_FITS):
+            fitted = fit_frame_lines([image], fitted, geom)
+        return fitted
+    found = {(s, t): (o, b) for s, t, o, b in measured}
+    if len(found) == 8 and min(b for _, b in found.values()) >= BLUR_REFUSE_MM:
+        return corners  # blurred everywhere: nothing to fit them to
+    wrong, said = [], []  # the sides whose line does not follow
+    for s in range(4):
+        ends = _part_bounds(geom, s, 2)
+        halves = []
+        for t in ((ends[:-1] + ends[1:]) / 2).tolist():
+            o, blur = found.get((s, t), (None, None))
+            where = _half_corner(geom, s, t)
+            if o is None or abs(o) >= GIVEN_SHIFT_MM - 0.05:
+                halves.append(f"by {where} not within {GIVEN_SHIFT_MM:g} mm")
+            elif blur >= BLUR_REFUSE_MM:
+                halves.append(f"by {where} {o:+.1f} mm smeared over {blur:g} mm")
+        if halves:
+            wrong.append(s)
+            said.append(f"{SIDE_NAMES[s]} side {' and '.join(halves)}")
+    if len(wrong) == 2 and (wrong[1] - wrong[0]) % 2:  # two sides meeting at a corner
+        named = [CORNER_NAMES[wrong[1] if wrong[1] == wrong[0] + 1 else wrong[0]]]
+    else:  # each side runs from corner ``side`` to the next
+        named = [c for k, c in enumerate(CORNER_NAMES)
+                 if any(k in (s, (s + 1) % 4) for s in wrong)]
+    raise RegistrationError(
+        f"the board's frame line does not follow the corners given ({'; '.join(said)}): "
+        f"give {' and '.join(named)} again (clockwise nw ne se sw, north away from "
+        "the camera, on the board top's outer corners)"
+        + ("; if the board looks this blurred, bring the camera nearer or focus it"
+           if found and np.median([b for _, b in found.values()]) >= ADVISE_BLUR_MM
+           else ""),
+        Refusal.OFF_LINES)
+
+
 def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],
                     camera: CameraCalibration | None = None,
                     image: np.ndarray | None = None) -> BoardRegistration:
-    """Registration from four corners (nw, ne, se, sw px); with ``image`` they are first
-    snapped to the board's edges (``vision.board.refine``), the given ones kept when the
-    snap moves any corner by more than a fiftieth of the board's size."""
+    """Registration from four corners (nw, ne, se, sw px, clockwise in the image). With
+    ``image`` they are first snapped to the board's edges (``vision.board.refine``), the
+    given ones kept when the snap moves any corner by more than a fiftieth of the board's
+    size; on a ceramic tile then fitted to its frame line (``_fit_given``: refused where
+    the line does not follow them), with the fit report's ``lines_*`` as automatic
+    registration has them, ``given_max_mm`` how far the given corners lay from the
+    registered ones, and refused where the lines are still off by more than
+    ``REFUSE_MM``."""
     corners = np.asarray(corners, np.float64)
     if corners.shape != (4, 2) or not np.all(np.isfinite(corners)):
-        raise RegistrationError("four corners are needed, nw ne se sw, each x,y in pixels")
+        raise RegistrationError("four corners are needed, nw ne se sw, each x,y in pixels",
+                                Refusal.CORNERS)
     if not cv2.isContourConvex(corners.astype(np.float32)):
         raise RegistrationError("the four corners do not form a convex quadrilateral (give "
-                                "them in the order nw ne se sw, north away from the camera)")
+                                "them in the order nw ne se sw, north away from the camera)",
+                                Refusal.CORNERS)
+    x, y = corners.T
+    if np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y) < 0:
+        raise RegistrationError("the four corners go round the board anticlockwise in the "
+                                "image: give them clockwise, nw ne se sw (north away from "
+                                "the camera; a mirrored camera image cannot be registered)",
+                                Refusal.CORNERS)
     geom = geometry(game)
+    lines = given = None
     if image is not None:
         snapped = refine(image, corners, geom)
         span = np.sqrt(cv2.contourArea(corners.astype(np.float32)))
         if np.linalg.norm(snapped - corners, axis=1).max() <= span / 50:
             corners = snapped
-    return _registration(game, corners, [corners], "manual", size, camera)
+        if geom.material == "ceramic":
+            given = corners
+            corners = _fit_given(image, corners, geom)
+            lines = frame_lines([image], corners, geom)
+    reg = _registration(game, corners, [corners], "manual", size, camera, lines)
+    if given is not None:
+        reg.fit["given_max_mm"] = round(float(np.linalg.norm(
+            to_board_mm(reg.homography, given) - geom.corners_mm(), axis=1).max()), 3)
+    if lines and reg.fit["lines_max_mm"] > REFUSE_MM and reg.fit["lines_blur_mm"] < \
+            BLUR_REFUSE_MM:
+        raise RegistrationError(f"the corners fitted to the board's frame line still miss "
+                                f"it by {reg.fit['lines_max_mm']:.1f} mm (over {REFUSE_MM} "
+                                "mm): give them again on the board top's outer corners",
+                                Refusal.FIT)
+    return reg
 
 
 def parse_corners(text: str) -> np.ndarray:
@@ -540,7 +700,8 @@ def click_corners(image: np.ndarray) -> np.ndarray:
     import os
 
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        raise RegistrationError("no display to click on: give the corners with --corners")
+        raise RegistrationError("no display to click on: give the corners with --corners",
+                                Refusal.NO_CLICK)
     clicks: list[tuple[float, float]] = []
     title = "click the board's corners: nw ne se sw (north away from the camera); q quits"
 
@@ -559,11 +720,12 @@ def click_corners(image: np.ndarray) -> np.ndarray:
                             0.6, (0, 0, 255), 2)
             cv2.imshow(title, shown)
             if cv2.waitKey(30) & 0xFF == ord("q"):
-                raise RegistrationError("clicking was stopped before four corners")
+                raise RegistrationError("clicking was stopped before four corners",
+                                        Refusal.NO_CLICK)
         cv2.destroyWindow(title)
     except cv2.error as err:
         raise RegistrationError(f"OpenCV cannot open a window here ({str(err).strip()[:80]}):"
-                                " give the corners with --corners") from None
+                                " give the corners with --corners", Refusal.NO_CLICK) from None
     return np.array(clicks)
 
 

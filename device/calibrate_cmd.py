@@ -10,7 +10,9 @@ Frames come from IMAGE files or from a frame source (``--source`` with ``--path`
 ``--device``, see device/sources.py). Progress and guidance go to stderr, the summary
 (one JSON line) to stdout. Exit status: 0 written; 1 when the frames did not give a
 calibration (the reason and what to do on stderr); 2 for bad arguments or unusable input
-files.
+files. A board registration refused prints ``{"refused": REASON}`` to stdout
+(``calibration.registration.Refusal``: ``not found``, ``frames disagree``, ``blurred``,
+``fit report``, ``off the lines``; 2 with ``corners``, ``turn``, ``no click``).
 """
 
 from __future__ import annotations
@@ -275,10 +277,21 @@ def _board(args) -> int:
                 reg = rg.register_auto((im for _, im in frames), args.game, args.frames,
                                        camera, args.turn)
     except rg.RegistrationError as e:
-        raise _Fail(1, str(e)) from None
+        import json
+
+        # the reason for programs (stdout), the sentence for people (stderr)
+        print(json.dumps({"refused": str(e.reason)}), flush=True)
+        raise _Fail(2 if e.reason in rg.ARGUMENTS else 1, str(e)) from None
     if reg.fit["max_mm"] > 1.0:
         _say(f"warning: the fit is off by up to {reg.fit['max_mm']:.2f} mm: check the corners"
              " (a corner mis-clicked, or the board moved)")
+    if reg.method == "manual" and reg.fit.get("lines_blur_mm", 0.0) >= rg.BLUR_REFUSE_MM:
+        _say(f"warning: the board's frame line is blurred over {reg.fit['lines_blur_mm']:g} "
+             "mm: the corners could not be checked or fitted against it (stored as given); "
+             "bring the camera nearer or focus it, then register again")
+    elif "given_max_mm" in reg.fit:
+        _say(f"the corners given were fitted to the board's frame line (moved up to "
+             f"{reg.fit['given_max_mm']:.2f} mm)")
     naming = rg.naming_warning(reg)
     if naming:
         _say(f"warning: {naming}")

@@ -1,35 +1,66 @@
-"""bench.calibration_bench's board rows name each refusal by its reason, read from the
-registration's own messages: a message reworded there must still be named here."""
+"""Each registration refusal carries its reason (``RegistrationError.reason``), and
+bench.calibration_bench's board rows name every refusal by it."""
 import numpy as np
 import pytest
 
-from bench.calibration_bench import _listed, _why
+from bench import calibration_bench
+from bench.calibration_bench import _listed
 from calibration import registration
-from calibration.registration import RegistrationError
+from calibration.files import CORNER_NAMES
+from calibration.registration import Refusal, RegistrationError
 from vision.board import BoardFix
 
 SQUARE = np.array([[100, 100], [300, 100], [300, 300], [100, 300]], float)
 
 
-def _refusal(monkeypatch, corner_sets, **kw) -> str:
+def _refusal(monkeypatch, corner_sets, **kw) -> RegistrationError:
     fixes = iter([None if c is None else BoardFix(c, c) for c in corner_sets])
     monkeypatch.setattr(registration, "find_board", lambda image, geom: next(fixes))
     frames = [np.zeros((720, 1280, 3), np.uint8)] * len(corner_sets)
     with pytest.raises(RegistrationError) as refused:
         registration.register_auto(frames, "esoloe-tictactoe", n=len(corner_sets), **kw)
-    return str(refused.value)
+    return refused.value
 
 
-def test_each_refusal_is_named_by_its_reason(monkeypatch):
-    assert _why(_refusal(monkeypatch, [None, None])) == "not found"
-    assert _why(_refusal(monkeypatch, [SQUARE, SQUARE + 10, SQUARE - 10])) == "frames disagree"
+def test_each_refusal_carries_its_reason(monkeypatch):
+    assert _refusal(monkeypatch, [None, None]).reason == Refusal.NOT_FOUND
+    assert _refusal(monkeypatch, [SQUARE, SQUARE + 10, SQUARE - 10]).reason == (
+        Refusal.DISAGREE)
     monkeypatch.setattr(registration, "frame_lines",
-                        lambda images, corners, geom, parts=1: [(s, 0.0, 0.0, 3.0)
+                        lambda images, corners, geom, parts=1, **kw: [(s, 0.0, 0.0, 3.0)
                                                                 for s in range(4)])
-    assert _why(_refusal(monkeypatch, [SQUARE, SQUARE])) == "blurred"
+    assert _refusal(monkeypatch, [SQUARE, SQUARE]).reason == Refusal.BLURRED
     monkeypatch.setattr(registration, "frame_lines",
-                        lambda images, corners, geom, parts=1: [(s, 0.0, 1.5, 1.0)
+                        lambda images, corners, geom, parts=1, **kw: [(s, 0.0, 1.5, 1.0)
                                                                 for s in range(4)])
-    assert _why(_refusal(monkeypatch, [SQUARE, SQUARE])) == "fit report"
+    assert _refusal(monkeypatch, [SQUARE, SQUARE]).reason == Refusal.FIT
+    with pytest.raises(RegistrationError) as refused:
+        registration.register_auto([], "esoloe", turn=1)
+    assert refused.value.reason == Refusal.TURN and refused.value.reason in (
+        registration.ARGUMENTS)
     assert _listed([]) == "0" and _listed(["103 blurred", "104 2.10 mm"]) == (
         "2 (103 blurred, 104 2.10 mm)")
+
+
+def test_the_board_rows_name_each_refusal_by_its_reason(monkeypatch):
+    """Whatever a refusal's message says, the bench's note gives its reason."""
+    import vision.render.frame as frame
+
+    corners = {n: list(map(float, c)) for n, c in zip(CORNER_NAMES, SQUARE, strict=True)}
+    truth = {"board": {"corners": corners},
+             "camera": {"K": np.eye(3).tolist(), "dist": [0.0] * 5}}
+    monkeypatch.setattr(frame, "render_scene", lambda game, position, seed, options:
+                        (np.zeros((720, 1280, 3), np.uint8), truth))
+
+    def refuse(reason):
+        def raising(*args, **kw):
+            raise RegistrationError("words the bench does not read", reason)
+        return raising
+
+    monkeypatch.setattr(registration, "register_auto", refuse(Refusal.BLURRED))
+    monkeypatch.setattr(registration, "register_manual", refuse(Refusal.OFF_LINES))
+    rows = calibration_bench.board_rows(seeds=range(7, 9), games=("esoloe",))
+    auto, clicked = rows[0]["note"], rows[1]["note"]
+    assert "refused 2 (7 blurred, 8 blurred)" in auto
+    assert "refused 2 (7 off the lines, 8 off the lines)" in clicked
+    assert rows[0]["after"] == rows[1]["after"] == "-"

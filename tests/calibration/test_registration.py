@@ -269,3 +269,78 @@ def test_auto_registers_3andc_on_the_finders_corners():
         truth = truth or t
     reg = registration.register_auto(frames, game, n=2)
     assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
+
+
+def test_manual_corners_go_clockwise():
+    """Corners given anticlockwise (nw and ne swapped with sw and se: a mirrored board)
+    are refused, saying so; four corners without a frame have nothing to be checked
+    against and keep an empty fit report."""
+    corners = np.array([[100, 100], [400, 110], [390, 250], [110, 240]], float)
+    with pytest.raises(RegistrationError, match="anticlockwise.*nw ne se sw") as refused:
+        registration.register_manual(corners[::-1], "esoloe", (1280, 720))
+    assert refused.value.reason == registration.Refusal.CORNERS
+    assert registration.register_manual(corners, "esoloe", (1280, 720)).fit["checks"] == []
+
+
+def test_manual_corners_are_fitted_to_the_frame_line():
+    """Dev render, tic-tac-toe oblique 111: clicks 1.5 px off (the bench's noise, 6.6 mm
+    at the far side) fitted to the frame line end within 1 mm (fields and corners); the
+    fit report says how far the clicks were and how the frame lines lie."""
+    game = "esoloe-tictactoe"
+    image, true, truth = _empty_tile(111, "oblique")
+    clicks = true + np.random.default_rng(111).normal(0, 1.5, (4, 2))
+    H = registration.homography(true, geometry(game))
+    assert _off_mm(H, clicks, geometry(game)) > 5.0
+    reg = registration.register_manual(clicks, game, (1280, 720), image=image)
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
+    assert reg.fit["checks"] == ["lines"] and reg.fit["lines_max_mm"] <= 1.0
+    assert reg.fit["given_max_mm"] > 5.0 and reg.fit["lines_blur_mm"] < 2.5
+
+
+@pytest.mark.parametrize("corner, move, side, again",
+                         [(1, (20.0, 0.0), "east side", "give ne and se again"),
+                          (3, (0.0, -20.0), "south side", "give se and sw again")])
+def test_manual_corners_off_the_board_are_refused(corner, move, side, again):
+    """Dev render, tic-tac-toe overhead 100: one corner given 20 mm off (along a side, so
+    that side still lies on its frame line) is refused naming the side whose frame line
+    does not follow and the corners to give again."""
+    game = "esoloe-tictactoe"
+    geom = geometry(game)
+    image, true, _ = _empty_tile(100, "overhead")
+    mm = geom.corners_mm()
+    mm[corner] += move
+    given = cv2.perspectiveTransform(mm.reshape(-1, 1, 2),
+                                     registration.homography(true, geom)).reshape(-1, 2)
+    with pytest.raises(RegistrationError, match=f"does not follow.*{side}.*{again}") as no:
+        registration.register_manual(given, game, (1280, 720), image=image)
+    assert no.value.reason == registration.Refusal.OFF_LINES
+    assert "\n" not in str(no.value)
+
+
+def test_a_refusal_where_the_frame_line_is_blurred_advises_the_camera_nearer(monkeypatch):
+    """Where the frames disagree or the fit report is off and the tile's frame line is
+    blurred ``ADVISE_BLUR_MM`` or more (dev 103: 0.7..1.1 px a mm, 5 px of motion), the
+    refusal says so and to bring the camera nearer; where it is sharp, it does not."""
+    def lines(blur):
+        monkeypatch.setattr(registration, "frame_lines",
+                            lambda images, corners, geom, parts=1, **kw:
+                            [(s, 0.0, 1.5, blur) for s in range(4)])
+
+    lines(2.0)
+    nearer = r"frame line is blurred 2 mm at [0-9.]+ px a mm: bring the camera nearer"
+    frames = _fake_frames(monkeypatch, [SQUARE, SQUARE])
+    with pytest.raises(RegistrationError, match=r"own check \(frames 0.0 mm, lines 1.5 mm at "
+                                                r"worst, over 1.0 mm\): its " + nearer
+                       ) as refused:
+        registration.register_auto(frames, "esoloe-tictactoe", n=2)
+    assert refused.value.reason == registration.Refusal.FIT
+    frames = _fake_frames(monkeypatch, [SQUARE, np.array(SQUARE) + 10, np.array(SQUARE) - 10])
+    with pytest.raises(RegistrationError, match=r"different places \(1 of 3 .*\): its "
+                                                + nearer) as refused:
+        registration.register_auto(frames, "esoloe-tictactoe", n=3)
+    assert refused.value.reason == registration.Refusal.DISAGREE
+    lines(1.0)
+    frames = _fake_frames(monkeypatch, [SQUARE, SQUARE])
+    with pytest.raises(RegistrationError, match="probably found wrongly") as refused:
+        registration.register_auto(frames, "esoloe-tictactoe", n=2)
+    assert "nearer" not in str(refused.value)

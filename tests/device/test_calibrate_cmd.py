@@ -131,14 +131,22 @@ def test_board_manual_and_errors(tmp_path, capsys, scene_frames):
                             "--camera", str(cam_file), "--out", str(tmp_path / "b.json"))
     assert status == 0, err
     reg = files.load(tmp_path / "b.json")
-    assert reg.method == "manual" and reg.fit["checks"] == ["rigid pose"]
+    assert reg.method == "manual" and reg.fit["checks"] == ["rigid pose", "lines"]
     assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
+    assert "fitted to the board's frame line" in err
+    off = true.copy()
+    off[1, 0] += 60  # ne 20 mm and more out along the north side
+    text_off = " ".join(f"{x:.1f},{y:.1f}" for x, y in off)
+    status, out, err = _run(capsys, "board", "--game", "esoloe", "--corners", text_off,
+                            frame, "--out", str(tmp_path / "x.json"))
+    assert status == 1 and json.loads(out) == {"refused": "off the lines"}
+    assert "does not follow the corners given" in err and err.count("\n") == 1
     status, _, err = _run(capsys, "board", "--game", "esoloe", "--corners", "1,2 3,4",
                           "--out", str(tmp_path / "x.json"))
     assert status == 2 and "need 4 corners" in err
     status, _, err = _run(capsys, "board", "--game", "esoloe",
                           "--corners", "0,0 10,10 10,0 0,10", "--out", str(tmp_path / "x.json"))
-    assert status == 1 and "convex" in err
+    assert status == 2 and "convex" in err
     status, _, err = _run(capsys, "board", "--game", "chess", "--corners", text,
                           "--out", str(tmp_path / "x.json"))
     assert status == 2 and "--game" in err
