@@ -112,6 +112,20 @@ def test_a_black_die_on_an_orange_board_is_not_taken_for_the_blue_one():
     assert elements("tyr", reading.position) == elements("tyr", position)
 
 
+def test_a_black_die_whose_colour_a_cast_hides_is_found_by_its_faint_pips():
+    # seed 51: the black die (a 3) on red leather under a warm cast is itself of 21
+    # chroma and bluer than the board (blue score 13.6, black -7.8), not black against
+    # neutral grey either, and its three pips' contrast is 6.9 (under BLACK_ENERGY's 8):
+    # it was not found at all. Found by its pips alone (BLACK_FAINT), listed uncertain
+    from vision.read_miwin import BLACK_ENERGY, BLACK_FAINT
+
+    assert BLACK_FAINT < 6.9 < BLACK_ENERGY
+    reading, position = _read_any_camera(51)
+    assert reading.position["dice"]["black"] == position["dice"]["black"]
+    entry = next(u for u in reading.uncertain if u["path"] == "dice.black.cell")
+    assert entry["confidence"] <= 0.6
+
+
 def test_a_red_die_on_red_leather_whose_pip_is_too_faint_is_found_by_its_colour():
     # seed 365, 55 degrees: the red die on red leather shows a 1, one blurred pip 21 L over
     # its body (a pip is 25 over round it), so no die-sized window there held a pip and
