@@ -111,14 +111,17 @@ BLUR_MM = (0.4, 0.7, 1.0, 1.5, 2.0, 3.0)
 #: with 5 px of motion, or 0.78 px a mm at the far side out of focus)
 BLUR_REFUSE_MM = 2.5
 LINE_FITS = 2  # the corners fitted to the frame lines (``fit_frame_lines``) so many times
+HAND = "register it by hand (--corners, or --click on a saved frame)"  # refusals' advice
 #: given corners on a ceramic tile (``register_manual`` with a frame): each half side's
 #: frame line is looked for this far either side of where they put it, and fitted there
 #: (then as automatic registration fits it); 1.5 px clicked at the far side of an oblique
 #: view is up to 6.6 mm (dev tic-tac-toe oblique 111), a corner 20 mm off puts a half
 #: side's line at the search's end or blurs it over ``BLUR_REFUSE_MM`` (dev 100..111)
 GIVEN_SHIFT_MM = 6.0
-#: ... and where the frame line's median blur there is this much, the refusal advises
-#: bringing the camera nearer or focusing it (dev 103's far, moving tiles: 1.5..3 mm)
+#: ... and where they cannot be fitted there and the halves' median blur is this much,
+#: they are refused as blurred; an automatic refusal (frames disagree, fit report) on a
+#: frame line blurred so much advises the camera nearer (dev 103's far, moving tiles:
+#: 1..3 mm, 0.7..1.1 px a mm; the 20 mm corners of dev 100..111's sharp tiles: 0.55)
 ADVISE_BLUR_MM = 1.5
 #: tiles whose fields are painted another shade than the margin (3andC's blue fields), a
 #: step inside the frame line's nearest parallel line in ``frame_lines``' fit: without it
@@ -185,6 +188,16 @@ def _blur_advice(blur: float, corners: np.ndarray, geom: Geometry) -> str:
         return ""
     return (f"its frame line is blurred {blur:g} mm at {_px_a_mm(corners, geom):.1f} px a "
             "mm: bring the camera nearer, focus it and hold it still")
+
+
+def _blurred(blur: float, corners: np.ndarray, geom: Geometry) -> RegistrationError:
+    """The refusal where a tile's frame line is blurred ``blur`` mm: neither the finder's
+    corners nor given ones can be placed or checked to 1 mm there, automatic or by hand."""
+    return RegistrationError(f"the board's frame line is blurred over {blur:.1f} mm (out of "
+                             f"focus, moving, or the board too small: "
+                             f"{_px_a_mm(corners, geom):.1f} px a mm): it cannot be "
+                             "registered to 1 mm, automatically or by hand; bring the camera "
+                             "closer, focus it and hold it still", Refusal.BLURRED)
 
 
 def _line_map(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -503,8 +516,7 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
         if len(found) >= n or looked >= 4 * n:
             break
     if not found:
-        raise RegistrationError(f"the board was not found in {looked} frame(s): register it "
-                                "by hand (--corners, or --click on a saved frame)",
+        raise RegistrationError(f"the board was not found in {looked} frame(s): {HAND}",
                                 Refusal.NOT_FOUND)
     stack = np.array(found)
     agree = max((np.all(np.linalg.norm(stack - one, axis=2) <= AGREE_PX, axis=1)
@@ -519,8 +531,7 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
                                       default=0.0), at, geom)
         raise RegistrationError(f"the board was found at different places ({int(agree.sum())} "
                                 f"of {len(found)} frames agree within {AGREE_PX} px{seen}): "
-                                f"{advice or 'keep camera and board still'}, or register it "
-                                "by hand (--corners, or --click on a saved frame)",
+                                f"{advice or 'keep camera and board still, or ' + HAND}",
                                 Refusal.DISAGREE)
     kept = stack[agree]
     corners = kept.mean(axis=0)
@@ -538,21 +549,15 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
     reg = _registration(game, corners, list(kept), "auto", size, camera, lines, frames_lines)
     blur = reg.fit.get("lines_blur_mm", 0.0)
     if blur >= BLUR_REFUSE_MM:
-        ppm = _px_a_mm(corners, geom)
-        raise RegistrationError(f"the board's frame line is blurred over {blur:.1f} mm (out "
-                                f"of focus, moving, or the board too small: {ppm:.1f} px a "
-                                "mm): it cannot be registered to 1 mm; bring the camera "
-                                "closer, focus it and hold it still, or register it by "
-                                "hand (--corners, or --click on a saved frame)",
-                                Refusal.BLURRED)
+        raise _blurred(blur, corners, geom)
     if reg.fit["max_mm"] > REFUSE_MM:
         checks = ", ".join(f"{c} {reg.fit[c.split()[0] + '_max_mm']:.1f} mm"
                            for c in reg.fit["checks"])
         advice = _blur_advice(blur, corners, geom)
-        advice = f"{advice}, or" if advice else "it was probably found wrongly;"
         raise RegistrationError(f"the board found does not fit its own check ({checks} at "
-                                f"worst, over {REFUSE_MM} mm): {advice} register it by hand "
-                                "(--corners, or --click on a saved frame)", Refusal.FIT)
+                                f"worst, over {REFUSE_MM} mm): "
+                                f"{advice or 'it was probably found wrongly; ' + HAND}",
+                                Refusal.FIT)
     if named_by_camera(geom):
         reg.fit["naming"] = {"by": "turn" if turn % 4 else "camera", "turn": turn % 4,
                              "camera_margin_deg": round(camera_rule_margin(reg.corners,
@@ -587,11 +592,11 @@ def _fit_given(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
     """Given corners on a ceramic tile fitted to its frame line (``fit_frame_lines``:
     once searched ``GIVEN_SHIFT_MM`` either side, then ``LINE_FITS`` times as automatic
     registration). Where the first fit cannot be made because a half side's line is not
-    found so near or is blurred ``BLUR_REFUSE_MM`` or more while another half's is
-    sharper, the corners do not lie on the board: ``RegistrationError`` (``OFF_LINES``)
+    found so near or is blurred ``BLUR_REFUSE_MM`` or more: on a blurred board (the
+    halves' median blur ``ADVISE_BLUR_MM`` or more) refused as blurred (``_blurred``),
+    else the corners do not lie on the board: ``RegistrationError`` (``OFF_LINES``)
     naming those sides and the corners to give again (the one two such sides meet at, or
-    their ends). Where every half is so blurred they cannot be checked and are returned
-    as given."""
+    their ends)."""
     measured = frame_lines([image], corners, geom, parts=2, shift_mm=GIVEN_SHIFT_MM)
     fitted = fit_frame_lines([image], corners, geom, GIVEN_SHIFT_MM, measured)
     if not np.array_equal(fitted, corners):
@@ -599,19 +604,20 @@ def _fit_given(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
             fitted = fit_frame_lines([image], fitted, geom)
         return fitted
     found = {(s, t): (o, b) for s, t, o, b in measured}
-    if len(found) == 8 and min(b for _, b in found.values()) >= BLUR_REFUSE_MM:
-        return corners  # blurred everywhere: nothing to fit them to
+    blur = float(np.median([b for _, b in found.values()])) if found else 0.0
+    if blur >= ADVISE_BLUR_MM:  # a blurred board: nothing to check them against
+        raise _blurred(max(b for _, b in found.values()), corners, geom)
     wrong, said = [], []  # the sides whose line does not follow
     for s in range(4):
         ends = _part_bounds(geom, s, 2)
         halves = []
         for t in ((ends[:-1] + ends[1:]) / 2).tolist():
-            o, blur = found.get((s, t), (None, None))
+            o, b = found.get((s, t), (None, None))
             where = _half_corner(geom, s, t)
             if o is None or abs(o) >= GIVEN_SHIFT_MM - 0.05:
                 halves.append(f"by {where} not within {GIVEN_SHIFT_MM:g} mm")
-            elif blur >= BLUR_REFUSE_MM:
-                halves.append(f"by {where} {o:+.1f} mm smeared over {blur:g} mm")
+            elif b >= BLUR_REFUSE_MM:
+                halves.append(f"by {where} {o:+.1f} mm smeared over {b:g} mm")
         if halves:
             wrong.append(s)
             said.append(f"{SIDE_NAMES[s]} side {' and '.join(halves)}")
@@ -623,10 +629,8 @@ def _fit_given(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
     raise RegistrationError(
         f"the board's frame line does not follow the corners given ({'; '.join(said)}): "
         f"give {' and '.join(named)} again (clockwise nw ne se sw, north away from "
-        "the camera, on the board top's outer corners)"
-        + ("; if the board looks this blurred, bring the camera nearer or focus it"
-           if found and np.median([b for _, b in found.values()]) >= ADVISE_BLUR_MM
-           else ""),
+        "the camera, on the board top's outer corners); if they were right, bring the camera "
+        f"nearer and focus it (the board at {_px_a_mm(corners, geom):.1f} px a mm)",
         Refusal.OFF_LINES)
 
 
@@ -637,10 +641,10 @@ def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],
     ``image`` they are first snapped to the board's edges (``vision.board.refine``), the
     given ones kept when the snap moves any corner by more than a fiftieth of the board's
     size; on a ceramic tile then fitted to its frame line (``_fit_given``: refused where
-    the line does not follow them), with the fit report's ``lines_*`` as automatic
-    registration has them, ``given_max_mm`` how far the given corners lay from the
-    registered ones, and refused where the lines are still off by more than
-    ``REFUSE_MM``."""
+    the line does not follow them or is blurred), with the fit report's ``lines_*`` as
+    automatic registration has them and ``given_max_mm``, how far the given corners lay
+    from the registered ones; refused, as automatic registration is, where the fitted
+    frame line is blurred ``BLUR_REFUSE_MM`` or more or off by more than ``REFUSE_MM``."""
     corners = np.asarray(corners, np.float64)
     if corners.shape != (4, 2) or not np.all(np.isfinite(corners)):
         raise RegistrationError("four corners are needed, nw ne se sw, each x,y in pixels",
@@ -670,8 +674,9 @@ def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],
     if given is not None:
         reg.fit["given_max_mm"] = round(float(np.linalg.norm(
             to_board_mm(reg.homography, given) - geom.corners_mm(), axis=1).max()), 3)
-    if lines and reg.fit["lines_max_mm"] > REFUSE_MM and reg.fit["lines_blur_mm"] < \
-            BLUR_REFUSE_MM:
+    if lines and reg.fit["lines_blur_mm"] >= BLUR_REFUSE_MM:
+        raise _blurred(reg.fit["lines_blur_mm"], corners, geom)
+    if lines and reg.fit["lines_max_mm"] > REFUSE_MM:
         raise RegistrationError(f"the corners fitted to the board's frame line still miss "
                                 f"it by {reg.fit['lines_max_mm']:.1f} mm (over {REFUSE_MM} "
                                 "mm): give them again on the board top's outer corners",

@@ -285,11 +285,7 @@ def _board(args) -> int:
     if reg.fit["max_mm"] > 1.0:
         _say(f"warning: the fit is off by up to {reg.fit['max_mm']:.2f} mm: check the corners"
              " (a corner mis-clicked, or the board moved)")
-    if reg.method == "manual" and reg.fit.get("lines_blur_mm", 0.0) >= rg.BLUR_REFUSE_MM:
-        _say(f"warning: the board's frame line is blurred over {reg.fit['lines_blur_mm']:g} "
-             "mm: the corners could not be checked or fitted against it (stored as given); "
-             "bring the camera nearer or focus it, then register again")
-    elif "given_max_mm" in reg.fit:
+    if "given_max_mm" in reg.fit:
         _say(f"the corners given were fitted to the board's frame line (moved up to "
              f"{reg.fit['given_max_mm']:.2f} mm)")
     naming = rg.naming_warning(reg)

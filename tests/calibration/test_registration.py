@@ -245,15 +245,22 @@ def test_fit_frame_lines_puts_the_sides_on_the_edge():
 def test_auto_refuses_a_board_too_blurred_to_register_to_a_millimetre(game):
     """Dev render 103 overhead: the tile at 1.06 px a mm with 5 px of motion blur; its
     frame lines blur over 3 mm and the finder's corners lie 1.1..1.7 mm off in every
-    frame (e-SOLO-e was stored 1.45 mm off, its fit report 0.6 mm). Refused, saying why."""
+    frame (e-SOLO-e was stored 1.45 mm off, its fit report 0.6 mm). Refused (blurred, or
+    where the finder's frames disagree there, saying it is), advising the camera nearer;
+    and so are corners given by hand."""
     frames, truth = [], None
     for k in range(2):
         image, _, t = _empty_tile(103, "overhead", k, game=game)
         frames.append(image)
         truth = truth or t
-    with pytest.raises(RegistrationError, match=r"frame line is blurred over 3.0 mm .*1\.[01] "
-                                                r"px a mm.*register it by hand"):
+    with pytest.raises(RegistrationError, match=r"frame line is blurred .*1\.[01] px a mm.*"
+                                                r"bring the camera (closer|nearer)"):
         registration.register_auto(frames, game, n=2)
+    # nor by hand: the bench's clicks (1.5 px, 2..4 mm here) cannot be checked either
+    true = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
+    clicks = true + np.random.default_rng(103).normal(0, 1.5, (4, 2))
+    with pytest.raises(RegistrationError, match=r"bring the camera (nearer|closer)"):
+        registration.register_manual(clicks, game, (1280, 720), image=frames[0])
 
 
 @pytest.mark.slow
