@@ -118,9 +118,12 @@ CROP_PX = 64  # the side of a top's crop
 CENTRE_PIP = (0.1, 0.6)
 CENTRE_DOUBT = 0.5
 #: Lab L's weight against a and b in ``measured_scores``' distances (a die's lightness
-#: falls off with the lamp and its shade, its hue less); not tuned: with it, dev Tyr
-#: tables 110..139 under the warm dim lamp (``bench.calibration_bench.COLOUR_LIGHTS``, the
-#: dice measured on the table's other frame), true corners: elements 133 -> 162 of 170
+#: falls off with the lamp and its shade, its hue less). Dev Tyr tables under
+#: ``bench.calibration_bench.COLOUR_LIGHTS`` (the dice measured on the table's other
+#: frame, true corners; elements right without -> with the measured dice): warm dim lamp
+#: 100..139 177 -> 208 of 222 at 0.5 (0.25: 204, 1.0: 210), cold light 110..169 332 ->
+#: 334 of 339 (323 / 319 with the margin alone at 0.25 / 1.0, 330 at 0.5), as drawn
+#: 110..169 335 -> 335 (332 with the margin alone)
 MEASURED_L = 0.5
 
 
@@ -206,14 +209,18 @@ def colour_scores(diff: np.ndarray, chroma: np.ndarray) -> np.ndarray:
     return np.stack([blue, red, -dL - chroma - np.maximum(np.maximum(blue, red), 0)])
 
 
-def measured_scores(lab: np.ndarray, background: np.ndarray, colours: np.ndarray
-                    ) -> np.ndarray:
-    """``colour_scores`` from the dice's colours measured on the set (``colours``: (3, 3)
+def measured_scores(lab: np.ndarray, background: np.ndarray, colours: np.ndarray,
+                    fixed: np.ndarray) -> np.ndarray:
+    """``colour_scores`` with the dice's colours measured on the set (``colours``: (3, 3)
     Lab of the blue, red and black dice in ``COLOURS``' order, ``vision.piece_colours.
-    measured``): per pixel of ``lab`` and colour, how much nearer the pixel lies to that
-    die's colour than its ``background`` (Lab, per pixel or one) does, where that die's
-    colour is the nearest of the three to it (elsewhere not above 0; Lab distances, L
-    weighted ``MEASURED_L``)."""
+    measured``): per pixel of ``lab`` and colour, where that die's measured colour is the
+    nearest of the three to the pixel, the larger of its ``fixed`` score (``colour_scores``
+    against the same background) and how much nearer the pixel lies to that colour than
+    its ``background`` (Lab, per pixel or one) does; elsewhere that margin, not above 0
+    (Lab distances, L weighted ``MEASURED_L``). The measured colours decide which die a
+    pixel may be of (a black die bluer than an orange board is not blue), the fixed rule
+    still finds a die lit unlike where it was measured (a lamp's fall-off: a top lit pale
+    beside it, a red top darker and bluer across the board)."""
     scale = (MEASURED_L, 1.0, 1.0)
     px = cv2.split(lab.astype(np.float32))  # per channel: a quarter the time of whole pixels
     bg = np.asarray(background, np.float32)
@@ -229,7 +236,7 @@ def measured_scores(lab: np.ndarray, background: np.ndarray, colours: np.ndarray
     out = []
     for c, m in enumerate(dice):
         margin = dist(bgs, m) - near[c]
-        out.append(np.where(nearest == c, margin, np.minimum(margin, 0)))
+        out.append(np.where(nearest == c, np.maximum(fixed[c], margin), np.minimum(margin, 0)))
     return np.stack(out)
 
 
@@ -348,9 +355,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
                     & inside)
 
     def against(bg) -> np.ndarray:  # the colour scores against the background ``bg``
-        if colours is None:
-            return colour_scores(lab.astype(np.float32) - bg, chroma)
-        return measured_scores(lab, bg, colours)
+        fixed = colour_scores(lab.astype(np.float32) - bg, chroma)
+        return fixed if colours is None else measured_scores(lab, bg, colours, fixed)
 
     scores = np.maximum(against(background) * (~pip & inside), 0)
     side = max(3, int(round(DIE_MM * PX_PER_MM)))

@@ -22,14 +22,27 @@ def test_measured_scores_name_each_pixel_by_the_nearest_measured_die():
     dice = np.stack([_lab(40, 126, 112), _lab(90, 180, 160), _lab(20, 128, 128)])
     table = _lab(170, 130, 140)
     px = np.stack([_lab(42, 127, 113), _lab(22, 129, 127), table])[None]  # navy, black, table
-    got = read_miwin.measured_scores(px, table, dice)[:, 0]
+    chroma = np.abs(px[..., 1] - 128) + np.abs(px[..., 2] - 128)
+    fixed = read_miwin.colour_scores(px - table, chroma)
+    assert fixed[2, 0, 0] > fixed[0, 0, 0]  # the fixed rule: that navy pixel is black
+    got = read_miwin.measured_scores(px, table, dice, fixed)[:, 0]
     assert np.argmax(got[:, 0]) == 0 and got[0, 0] > read_miwin.PRESENT  # navy: blue
+    assert got[2, 0] <= 0  # ... and not black
     assert np.argmax(got[:, 1]) == 2 and got[2, 1] > read_miwin.PRESENT  # black: black
     assert (got[:, 2] <= 0).all()  # the table: no die's
-    # the fixed rule scores that navy pixel black, not blue
-    chroma = np.abs(px[..., 1] - 128) + np.abs(px[..., 2] - 128)
-    fixed = read_miwin.colour_scores(px - table, chroma)[:, 0, 0]
-    assert fixed[2] > fixed[0]
+
+
+def test_where_its_measured_colour_is_nearest_a_die_keeps_its_fixed_score():
+    """A red top lit darker and bluer than where it was measured lies farther from the
+    measured red than the dark board does (the margin below 0); red is still its nearest
+    measured die, so its fixed score stands (dev table 140 under the cold light)."""
+    dice = np.stack([_lab(106, 148, 68), _lab(88, 158, 133), _lab(50, 127, 117)])
+    board = _lab(65, 137, 132)
+    px = _lab(134, 144, 126)[None, None]
+    fixed = read_miwin.colour_scores(px - board, np.abs(px[..., 1] - 128)
+                                     + np.abs(px[..., 2] - 128))
+    got = read_miwin.measured_scores(px, board, dice, fixed)[:, 0, 0]
+    assert fixed[1, 0, 0] > 0 and got[1] == fixed[1, 0, 0]
 
 
 def test_under_a_warm_dim_lamp_the_measured_dice_are_read_where_the_fixed_rule_swaps_them():
