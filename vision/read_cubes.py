@@ -656,23 +656,30 @@ def _last_card(players: list[dict], cards: dict) -> dict:
 
 
 def _whites_in_play(grid: list[list], p_white: dict[int, float],
-                    n_players: int) -> dict[int, float]:
+                    n_players: int) -> dict[int, bool]:
     """The colourless fields (``p_white``: field -> white-or-empty probability, their
-    tokens not yet in ``grid``) to read white, at 0.5 (in doubt, empty the alternative),
-    where the game is in play and too few white stones were read: a player's stone lies
-    on the board (``grid``: the stones read), so the setup is over and
-    ``rules.cubes_position.WHITES`` white stones lie there for ``n_players`` (none is
-    ever taken away, a shift only moves one); the likeliest fields read empty make up
-    the count. Not the other way: a player seen that is not there (a card read at an
-    empty seat, dev 1137, 1159) would lower the count and take right white stones away.
-    Dev 1000..1399 (true corners): white stones missed 24 -> 2 (1187: 9 missed on a
-    lamp-lit board seen at 58 degrees, the side faces as light as the tops), 2 empty
-    fields read white instead, exact 386 -> 390 of 400, wrong and not in doubt 16 -> 5."""
+    tokens not yet in ``grid``) to read white (True) or empty (False) at 0.5, in doubt,
+    the other their alternative, where the game is in play and the count of white stones
+    read is not the rules': a player's stone lies on the board (``grid``: the stones
+    read), so the setup is over and ``rules.cubes_position.WHITES`` white stones lie there
+    for ``n_players`` (none is ever taken away, a shift only moves one); the likeliest
+    fields read empty make up too few, the least likely read white give up too many.
+    Dev 1000..1399 (true corners), too few alone: white stones missed 24 -> 2 (1187: 9
+    missed on a lamp-lit board seen at 58 degrees, the side faces as light as the tops),
+    2 empty fields read white instead, exact 386 -> 390 of 400, wrong and not in doubt 16
+    -> 5. Too many too (a player seen who is not there lowers the count and takes right
+    white stones away, in doubt; ``_one_card_per_colour`` keeps most such cards out): dev
+    0..999, true corners, overhead boards in a dim light whose lighter checks read white
+    (667: 6, 477: 4)."""
     if not any(t not in (None, ".", "W") for row in grid for t in row):
         return {}
     read = sum(t == "W" for row in grid for t in row) + sum(p >= 0.5 for p in p_white.values())
-    empty = sorted((i for i, p in p_white.items() if p < 0.5), key=lambda i: -p_white[i])
-    return {i: 0.5 for i in empty[:max(WHITES[n_players] - read, 0)]}
+    want = WHITES[n_players]
+    if read <= want:
+        empty = sorted((i for i, p in p_white.items() if p < 0.5), key=lambda i: -p_white[i])
+        return dict.fromkeys(empty[:want - read], True)
+    white = sorted((i for i, p in p_white.items() if p >= 0.5), key=lambda i: p_white[i])
+    return dict.fromkeys(white[:read - want], False)
 
 
 def _line_offsets(grey: np.ndarray, H0: np.ndarray) -> np.ndarray:
@@ -903,6 +910,9 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                 ["W", round(float(white[i]), 4)]]
             reading.add(min(conf, 0.5) if letter else conf, path, 0.9, alts)
             continue
+        if token == "W" and letter is None:  # a white stone: read with the count (below)
+            p_white[i] = min(conf, float(white[i]))
+            continue
         if token == "W":
             alts = [[".", round(1 - float(white[i]), 4)]]
             conf = min(conf, float(white[i]))
@@ -919,12 +929,14 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                     alts)
     # the count of white stones in play, where the players are known (the calibration's,
     # or every listed player's card read)
-    if (calibration or {}).get("players") or all(p["dependency"] for p in players):
-        p_white.update(_whites_in_play(grid, p_white, len(players)))
-    for i in plain:
+    made = _whites_in_play(grid, p_white, len(players)) if (
+        (calibration or {}).get("players") or all(p["dependency"] for p in players)) else {}
+    for i, p in sorted(p_white.items()):
         r, c = divmod(i, 10)
-        p = p_white[i]
-        if p >= 0.5:
+        if i in made:  # the count of white stones in play: in doubt either way
+            grid[r][c] = "W" if made[i] else "."
+            reading.add(0.5, f"grid.{r}.{c}", 0.9, [["." if made[i] else "W", 0.5]])
+        elif p >= 0.5:
             grid[r][c] = "W"
             reading.add(p, f"grid.{r}.{c}", 0.9, [[".", round(1 - p, 4)]])
         else:
