@@ -159,6 +159,12 @@ OUTLINE_PLAY_MM = 4.0  # ... the top cube this far off where its height puts it:
 #   211 / 222 / 222 / - of 338; on the true corners 272 / 268 / 270 / 269 and 263 / 260 / 265)
 OUTLINE_SHARPNESS = 0.1  # ... a height's likelihood exp(this x its score) (dev renders,
 OUTLINE_FLOOR = 0.2  # ... plus this; overhead, seeds 100..199: 0.05..0.1 x 0.05..0.3 tried)
+PEEK_BAND_MM = (10.0, 12.5)  # ``_peek_likelihood``: the band round the top face (from its
+#   centre, on the first level's plane) where a lower cube's top shows if it sticks out
+PEEK_AT = 0.02  # ... the share of the band lit like the top face that speaks for neither
+PEEK_SLOPE = 10.0  # ... each 0.1 of share more multiplies a stack of two or more by e (at
+#   most e either way). Dev renders, esoloe, overhead, true corners (the share: one cube's
+#   median 0.002, 75 % under 0.02; two cubes' 0.03, 75 % under 0.11)
 HIDDEN_KEEP = 0.5  # ... and the share of its height's evidence kept (the rest: the prior)
 HIDDEN_SHARE = 0.3  # ... when this share of its centre is hidden (the occupancy test's median)
 FOOTPRINT_MM = 7.0  # board points this near a field's centre lie under its cube, if any
@@ -543,7 +549,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     if stacking and symbols:
         levels = heights
         heights = _probe_heights(image, frame, H, geom, out, heights, calibration, model,
-                                 firsts)
+                                 firsts, glaze)
         disputed = {id(out[i]): a.cubes for i, (a, b) in enumerate(zip(levels, heights,
                                                                         strict=True))
                     if a is not None and not a.unseen
@@ -644,7 +650,7 @@ def _steep(frame: _Frame, u: float, v: float, z: float) -> bool:
 
 def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geometry,
                    fields: list, heights: list, calibration: dict | None, model,
-                   firsts: dict) -> list:
+                   firsts: dict, glaze: np.ndarray) -> list:
     """The heights of the stacks weighed by where their top face shows: the top face of a
     stack of n cubes lies on the plane 18 n mm up, on its field's centre (within the cubes'
     play), larger and, off the camera's axis, shifted outwards the taller the stack.
@@ -698,7 +704,8 @@ def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geomet
         _, u, v, _ = geom.cells[i]
         if heights[i].unseen:
             like = np.exp(PROBE_SHARPNESS * (odds - odds.max())) * _outline_likelihood(
-                image, frame, u, v, firsts[i][2], len(p))
+                image, frame, u, v, firsts[i][2], len(p)) * _peek_likelihood(
+                image, frame, u, v, firsts[i], len(p), glaze)
         else:
             like = np.exp(SEEN_PROBE_SHARPNESS * (odds - odds.max()))
         out[i] = heights[i].weighed(like)
@@ -776,6 +783,51 @@ def _outline_likelihood(image: np.ndarray, frame: _Frame, u: float, v: float, ya
         got.append(total)
     got = np.asarray(got)
     return np.exp(OUTLINE_SHARPNESS * (got - got.max())) + OUTLINE_FLOOR
+
+
+def _peek_likelihood(image: np.ndarray, frame: _Frame, u: float, v: float,
+                     top: tuple[float, float, float], levels: int, glaze: np.ndarray
+                     ) -> np.ndarray:
+    """Per height n (1..``levels``), seen from above: whether a lower cube sticks out from
+    under the top face found on the first level's plane (``top``: u, v, yaw). The cubes of
+    a stack stand each up to 1.5 mm off and a few degrees turned, so a lower cube's lit top
+    often shows just outside the top face, in the top face's colour and light; round a
+    single cube lie its shaded side faces, the glaze and shadow. The share s of the band
+    ``PEEK_BAND_MM`` round the top that looks like the top face (lightness within 15 % of
+    its 70th percentile, Lab a and b within 8 of its lighter half's median) weighs every
+    n >= 2 by exp(clip(``PEEK_SLOPE`` (s - ``PEEK_AT``), -1, 1)) against n = 1. Left
+    out (1 for every n) where the top face is in the glaze's colour (a pale natural cube
+    in a strong light: the band's glaze would pass for it) or its fit lies at the edge of
+    its search (``MAX_OFFSET_MM``: the band would cut the top face itself)."""
+    tu, tv, yaw = top
+    if max(abs(tu - u), abs(tv - v)) > MAX_OFFSET_MM - 0.25:  # the fit at its search's edge
+        return np.ones(levels)
+    reach = PEEK_BAND_MM[1] + 1.0
+    side = int(round(2 * reach * FACE_PX_PER_MM))
+    view = square_crop(image, frame.pose.plane_homography(CUBE_MM), tu, tv, reach, side)
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab).astype(np.float64)
+    c = (np.arange(side) + 0.5) / FACE_PX_PER_MM - reach
+    x, y = np.meshgrid(c, -c)
+    cos, sin = np.cos(yaw), np.sin(yaw)
+    cheb = np.maximum(np.abs(cos * x + sin * y), np.abs(-sin * x + cos * y))
+    face = lab[cheb < CUBE_MM / 2 - 2.0]
+    light = np.percentile(face[:, 0], 70)
+    lit = face[face[:, 0] >= np.median(face[:, 0])]
+    a, b = np.median(lit[:, 1]), np.median(lit[:, 2])
+    band = lab[(cheb > PEEK_BAND_MM[0]) & (cheb < PEEK_BAND_MM[1])]
+
+    def like(lab: np.ndarray, ref: np.ndarray, chroma: float) -> np.ndarray:
+        """Whether Lab colours look like ``ref``: lightness within 15 %, a and b within
+        ``chroma``."""
+        return ((np.abs(lab[..., 0] - ref[0]) < 0.15 * ref[0])
+                & (np.hypot(lab[..., 1] - ref[1], lab[..., 2] - ref[2]) < chroma))
+
+    if like(np.array([light, a, b]), glaze, TOP_CHROMA):
+        return np.ones(levels)
+    share = float(np.mean(like(band, np.array([light, a, b]), 8.0)
+                          & ~like(band, glaze, TOP_CHROMA)))
+    w = float(np.exp(np.clip(PEEK_SLOPE * (share - PEEK_AT), -1.0, 1.0)))
+    return np.array([1.0] + [w] * (levels - 1))
 
 
 def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heights: list,
