@@ -13,7 +13,8 @@ Seeds are ``start .. start + n - 1`` for both the position and the image.
 ``evaluate`` (``--full``) measures any game end to end through ``vision.observe``: per
 frame the board found or not, each element of the position (``elements``) right or wrong,
 the whole position exactly right, and the time from the raw frame to the observation;
-``--truth-board`` hands the reader the render's true corners instead (the reader alone);
+``--truth-board`` hands the reader the render's true corners instead (the reader alone;
+``--jitter PX``: those corners each moved about PX px, seeded by the frame's seed);
 ``--truth-board --as-observed`` hands them to ``vision.observe`` as the registered board
 (``observe_on_truth``): what ``observe`` returns there, the reader's reading repaired by
 ``most_likely_valid`` where the rules reject it; ``--kinds`` adds the e-SOLO-e family's
@@ -222,12 +223,14 @@ class Frame:
 
 
 def evaluate(game: str, seeds, camera: str = "overhead", truth_board: bool = False,
-             as_observed: bool = False) -> list[Frame]:
+             as_observed: bool = False, jitter: float = 0.0) -> list[Frame]:
     """Render each seed (position and image), observe it and compare with the truth.
     A frame whose board is not found counts every element wrong. ``truth_board``: the
-    reader alone on the render's true corners; with ``as_observed`` too, ``observe`` on
-    them (``observe_on_truth``). The time is ``observe`` (or the reader alone) on the raw
-    frame."""
+    reader alone on the render's true corners (``jitter``: each corner's coordinates moved
+    by a normal draw of sd ``jitter`` / sqrt 2 px, seeded by the frame's seed: about
+    ``jitter`` px a corner, as found corners are off); with ``as_observed`` too,
+    ``observe`` on them (``observe_on_truth``). The time is ``observe`` (or the reader
+    alone) on the raw frame."""
     import importlib
 
     from vision.observe import READERS, ObserveError, observe
@@ -246,6 +249,10 @@ def evaluate(game: str, seeds, camera: str = "overhead", truth_board: bool = Fal
         try:
             if truth_board and not as_observed:
                 fix = truth_fix(truth)
+                if jitter:
+                    moved = fix.corners + np.random.default_rng(seed).normal(
+                        0.0, jitter / np.sqrt(2), (4, 2))
+                    fix = BoardFix(moved, moved)
                 reading = importlib.import_module(READERS[game]).read(image, fix, geom, None)
                 got, uncertain, found = reading.position, reading.uncertain, True
             else:
@@ -325,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --full --truth-board: vision.observe on the true corners "
                              "(observe_on_truth: the reading as observe returns it, repaired "
                              "by most_likely_valid)")
+    parser.add_argument("--jitter", type=float, default=0.0, metavar="PX",
+                        help="with --full --truth-board: the true corners each moved about "
+                             "PX px (seeded by the frame's seed; evaluate)")
     parser.add_argument("--occlusion", action="store_true",
                         help="hands on scripted frames observed on their true corners "
                              "(occlusion_rates), per game")
@@ -335,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.as_observed and not (args.full and args.truth_board):
         parser.error("--as-observed goes with --full --truth-board (--full alone already "
                      "measures vision.observe)")
+    if args.jitter and not (args.full and args.truth_board and not args.as_observed):
+        parser.error("--jitter goes with --full --truth-board (the reader alone)")
     if args.occlusion:
         for game in args.games.split(","):
             seen, hands, false, still = occlusion_rates(game)
@@ -345,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         for game in args.games.split(","):
             for camera in args.camera.split(","):
                 frames = evaluate(game, range(args.start, args.start + args.n), camera,
-                                  args.truth_board, args.as_observed)
+                                  args.truth_board, args.as_observed, args.jitter)
                 row = summary(frames)
                 print(f"{game:17s} {camera:8s} " + " ".join(
                     f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
