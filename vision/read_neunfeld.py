@@ -17,6 +17,10 @@ the three Miwin dice before their holders.
   pawn's confidence is the lead over the
   best reading that places it elsewhere; its alternatives, the two likeliest other places,
   share that doubt with the rest in proportion to their evidence (``_elsewhere``).
+- *Corners* (``refine``): the fix's corners moved onto the leather's own lines, its
+  field separators and stitching, where they move 2 px or more (``MIN_MOVE_PX``):
+  found corners are a few px off now and then, mostly across the strip, which puts the
+  planes of the pawns and the dice tops off.
 - *Dice*: ``vision.read_miwin`` over the table before and behind the board (the dice lie
   on the table: their tops are ``DIE_MM`` above it), not where the board and the pawns'
   heads show on that plane; a die south of the board lies before A (holder 0), north
@@ -37,7 +41,7 @@ import cv2
 import numpy as np
 
 from rules.miwin import BY_COLOUR
-from vision.board import BoardFix, Geometry
+from vision.board import LEATHER_LIP_MM, LEATHER_STITCH_MM, BoardFix, Geometry, homography
 from vision.grid import BoardPose, board_pose, square_crop
 from vision.read_miwin import COLOURS, DIE_MM, dice_tops, find_dice, pose_plane
 from vision.reading import Reading
@@ -66,6 +70,24 @@ FIVE_BY_CHANCE = 1 - (5 / 6) ** 2  # a five shows on a random roll (blue and red
 CORNER_PX = 3.0  # how far off a found corner lies (px): the pose's fit to the corners ...
 TILT_DEG = 5.0  # ... against a camera leaning from square onto the board (Cauchy, scale)
 UPRIGHT_LEAN_DEG = 15.0  # a camera leaning more stands upright: no pose turns it over
+REFINE_PX_PER_MM = 4.0  # the rectified view the board's lines are sought in
+REFINE_REACH_MM = 2.5  # each line sought this far either way of where the corners put it
+LIP_SIDE_MM = 1.1  # a field separator: its light band (two fields' lips) this far from the
+# leather to its west and its dark groove to its east (the lips lie 0.35 mm west and north
+# of the grooves: vision.board.LEATHER_LIP_MM)
+STITCH_SIDE_MM = 0.55  # the stitching: a light thread between leather this far either side
+# in the south the field's lip lies 0.45 mm outside the stitching (in the north its groove):
+# the two show as one light band centred this far outside the stitching, leather and the
+# edge this far either side
+SOUTH_OUT_MM, SOUTH_SIDE_MM = 0.4, 1.2
+LINE_RISE = 0.03  # least response of a line piece (of the board's median grey)
+BAND_MM = ((1.0, 9.5), (-9.5, -1.0))  # the separators' pieces: these bands of v
+REFINE_PASSES = 2  # moves of all four corners after the one across the strip
+REFINE_SCALE_MM = 0.7  # the fit's residual scale (Cauchy weights; read_cubes' too)
+MIN_PIECES = 8  # least line pieces found for the fix to be moved ...
+MIN_SIDE = 3  # ... and of the stitching along each long side, and of the separators
+MAX_SHIFT_MM = 4.0  # a move of a corner farther than this is not taken
+MIN_MOVE_PX = 2.0  # corners the lines move less than this (px) are kept where they are
 
 
 def region(geom: Geometry) -> tuple[float, float, float, float]:
@@ -135,6 +157,136 @@ def pose(fix: BoardFix, geom: Geometry, image: np.ndarray,
         upright = [f for f in fits if _upright(cv2.Rodrigues(f[1][:3])[0], f[1][3:])]
     cost, x = min(upright or fits, key=lambda f: f[0])
     return BoardPose(K, cv2.Rodrigues(x[:3])[0], x[3:], best.calibrated)
+
+
+def _leather_lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry) -> np.ndarray:
+    """Where the leather's own lines show against where the fix ``H0`` (board mm -> px)
+    puts them, in a view rectified on the board: rows (u, v, axis, offset mm, response)
+    as ``read_cubes._line_offsets`` gives them (axis 0: a north-south line at u, its
+    offset east; 1: an east-west line at v, its offset north, its v where it was sought).
+    The field separators (their light band, ``LIP_SIDE_MM``) in two bands each
+    (``BAND_MM``, off the field numbers), and the stitching along each long side
+    (``STITCH_SIDE_MM``; in the south with the lip beside it, ``SOUTH_OUT_MM``) per field,
+    away from the separators: the strongest light ridge within ``REFINE_REACH_MM``,
+    sub-pixel, kept where it rises ``LINE_RISE`` and lies inside the reach; a piece where
+    a pawn, a die or a hand hides the line is its own (the fit is robust)."""
+    s = 1.0 / REFINE_PX_PER_MM
+    reach = REFINE_REACH_MM
+    half_u = geom.width / 2 + reach
+    half_v = geom.depth / 2 + reach + SOUTH_SIDE_MM
+    cu, cv = int(np.ceil(half_u * REFINE_PX_PER_MM)), int(np.ceil(half_v * REFINE_PX_PER_MM))
+    to_mm = np.array([[s, 0, -cu * s], [0, -s, cv * s], [0, 0, 1]])
+    view = cv2.warpPerspective(grey, H0 @ to_mm, (2 * cu + 1, 2 * cv + 1),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    u_mm, v_mm = (np.arange(2 * cu + 1) - cu) * s, (cv - np.arange(2 * cv + 1)) * s
+    ref = max(float(np.median(view[::3, ::3])), 1.0)
+    steps = np.arange(-round(reach * REFINE_PX_PER_MM), round(reach * REFINE_PX_PER_MM) + 1)
+
+    def peaks(profiles: np.ndarray, at: np.ndarray, side_mm: np.ndarray) -> tuple:
+        """Per profile (its coordinate's first pixel at 0 mm), the offset (mm) and
+        response of the strongest light ridge (lighter than ``side_mm`` either side)
+        within reach of ``at`` (mm), sub-pixel."""
+        n = np.arange(len(profiles))[:, None]
+        i = np.round(at / s).astype(int)[:, None] + steps
+        side = np.round(side_mm * REFINE_PX_PER_MM).astype(int)[:, None]
+        r = profiles[n, i] - 0.5 * (profiles[n, i - side] + profiles[n, i + side])
+        j = np.argmax(r[:, 1:-1], axis=1) + 1
+        n = n[:, 0]
+        d0, d1, d2 = r[n, j - 1], r[n, j], r[n, j + 1]
+        sub = np.clip(0.5 * (d0 - d2) / np.minimum(d0 - 2 * d1 + d2, -1e-6), -0.5, 0.5)
+        return (steps[j] + sub) * s, d1 / ref
+
+    pitch = geom.width / len(geom.cells)
+    seps = -geom.width / 2 + pitch * np.arange(1, len(geom.cells))
+    bands = np.stack([view[(v_mm >= v0) & (v_mm <= v1)].mean(axis=0) for v0, v1 in BAND_MM])
+    at = np.repeat(seps + LEATHER_LIP_MM[0], len(BAND_MM)) + cu * s
+    off, r = peaks(np.tile(bands, (len(seps), 1)), at, np.full(len(at), LIP_SIDE_MM))
+    rows = [np.column_stack([np.repeat(seps, len(BAND_MM)),
+                             np.tile([np.mean(b) for b in BAND_MM], len(seps)),
+                             np.zeros(len(at)), off, r])]
+    stitch_v = geom.depth / 2 - LEATHER_STITCH_MM[geom.game]
+    centres = np.array([u for _, u, _, _ in geom.cells])
+    fields = np.stack([view[:, np.abs(u_mm - c) <= pitch / 2 - 2.0].mean(axis=1)
+                       for c in centres])
+    for sign, v, side in ((1.0, stitch_v, STITCH_SIDE_MM),  # the view's rows run south
+                          (-1.0, stitch_v + SOUTH_OUT_MM, SOUTH_SIDE_MM)):
+        off, r = peaks(fields, np.full(len(centres), cv * s - sign * v),
+                       np.full(len(centres), side))
+        rows.append(np.column_stack([centres, np.full(len(centres), sign * v),
+                                     np.ones(len(centres)), -off, r]))
+    rows = np.concatenate(rows)
+    # a piece at the end of its reach is none: its line shows nowhere within it
+    inside = np.abs(rows[:, 3]) < reach - s
+    return rows[(rows[:, 4] >= LINE_RISE) & inside]
+
+
+def _agreement(found: np.ndarray) -> float:
+    """How well a fix agrees with the line pieces ``found`` where it puts them: the sum of
+    their responses, each by its Cauchy weight (1 where the fix puts its line, 1/2
+    ``REFINE_SCALE_MM`` off)."""
+    return float((found[:, 4] / (1.0 + (found[:, 3] / REFINE_SCALE_MM) ** 2)).sum())
+
+
+def _corner_shift(found: np.ndarray, geom: Geometry, free: np.ndarray) -> np.ndarray | None:
+    """The corners' move (mm, (4, 2)) that puts the lines' pieces ``found``
+    (``_leather_lines``) where they show: the offset each piece's line takes as each
+    ``free`` corner coordinate moves (the homography through the moved corners, to first
+    order), fitted robustly (Cauchy weights, scale ``REFINE_SCALE_MM``); None
+    where under ``MIN_PIECES`` show."""
+    if len(found) < MIN_PIECES:
+        return None
+    mm = geom.corners_mm()
+    pts = found[:, :2].reshape(-1, 1, 2)
+    axis = found[:, 2].astype(int)
+    J = np.zeros((len(found), len(free)))
+    for j, k in enumerate(free):
+        moved = mm.copy()
+        moved.flat[k] += 1.0
+        H = cv2.getPerspectiveTransform(mm.astype(np.float32), moved.astype(np.float32))
+        J[:, j] = (cv2.perspectiveTransform(pts, H).reshape(-1, 2) - found[:, :2])[
+            np.arange(len(found)), axis]
+    w = np.ones(len(found))
+    for _ in range(8):
+        sw = np.sqrt(w)
+        d = np.linalg.lstsq(J * sw[:, None], found[:, 3] * sw, rcond=None)[0]
+        r = (J @ d - found[:, 3]) / REFINE_SCALE_MM
+        w = 1.0 / (1.0 + r * r)
+    shift = np.zeros(8)
+    shift[free] = d
+    return shift.reshape(4, 2)
+
+
+def _sides(found: np.ndarray) -> int:
+    """The fewer of the stitching's pieces ``found`` along the two long sides."""
+    stitch = found[found[:, 2] == 1]
+    return int(min((stitch[:, 1] > 0).sum(), (stitch[:, 1] < 0).sum()))
+
+
+def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
+    """``fix`` moved onto the leather's own lines (``_leather_lines``): first its corners
+    across the strip onto the stitching alone (corners off across the strip shear the
+    separators in the view), then all four corners onto every piece, ``REFINE_PASSES``
+    times; each move taken only where the lines agree with the moved fix better
+    (``_agreement``), and the whole only where it moves a corner ``MIN_MOVE_PX`` or more
+    (corners on the lines are kept as they are)."""
+    start = fix
+    found = _leather_lines(grey, homography(fix, geom), geom)
+    for k in range(REFINE_PASSES + 1):
+        stitch = found[:, 2] == 1
+        if _sides(found) < MIN_SIDE or (k > 0 and (~stitch).sum() < MIN_SIDE):
+            break
+        shift = _corner_shift(found[stitch] if k == 0 else found, geom,
+                              np.arange(1, 8, 2) if k == 0 else np.arange(8))  # 0: v only
+        if shift is not None and np.abs(shift).max() <= MAX_SHIFT_MM:
+            corners = cv2.perspectiveTransform((geom.corners_mm() + shift).reshape(-1, 1, 2),
+                                               homography(fix, geom)).reshape(4, 2)
+            moved = BoardFix(corners, fix.coarse)
+            again = _leather_lines(grey, homography(moved, geom), geom)
+            if _agreement(again) > _agreement(found):
+                fix, found = moved, again
+    moved_px = float(np.linalg.norm(fix.corners - start.corners, axis=1).max())
+    return fix if moved_px >= MIN_MOVE_PX else start
 
 
 def _upright(R: np.ndarray, t: np.ndarray) -> bool:
@@ -390,6 +542,7 @@ def _holders(found: dict, tops: dict, pawns: list[int], geom: Geometry) -> dict:
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Neunfeld board in ``image``."""
+    fix = refine(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), fix, geom)
     board = pose(fix, geom, image, calibration)
     top = DIE_MM - geom.thickness  # the dice's tops, above the board's top
     H, camera = pose_plane(board, top)
