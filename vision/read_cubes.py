@@ -33,8 +33,9 @@ once (array operations, no per-field loop):
   outline and slanted ones on the side faces and lines. Where it doubts (``DOUBT``), the
   stone model's white or empty is added to it (``_white_or_empty``; from above leaning
   towards empty, ``FROM_ABOVE``). The probability is the token's confidence, the other
-  token its alternative. In play (a player's stone on the board) too few white stones
-  read are made up by the likeliest empty fields, read white in doubt
+  token its alternative. In play (a player's stone on the board) the rules' count of
+  white stones holds: too few read are made up by the likeliest empty fields, read white
+  in doubt, and too many give up the least likely, read empty in doubt
   (``_whites_in_play``);
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
@@ -190,16 +191,18 @@ def _colours(bgr: np.ndarray, white: np.ndarray) -> tuple[list[str | None], np.n
     """(player colour or None, confidence) of each patch's median ``bgr`` (n, 3) seen
     beside a ``white`` one (paper, card stock) under the same light: the colour is balanced
     on the white (each channel divided by it), then named by saturation, brightness and hue
-    (blue 180..260 degrees, red below 15 or from 330, orange 15..50, black: unsaturated
-    and dark, or very dark whatever its hue); None for an unsaturated light patch (white
-    stone, paper)."""
+    (blue 180..260 degrees, red below 15 or from 330, orange 15..50, black: darker than
+    ``DARK`` whatever its hue); None for an unsaturated light patch (white stone, paper).
+    Balanced so, the blue, red and orange discs of the dependency cards of dev renders
+    0..999 are 0.6 or lighter; black ones lit by a warm lamp, brownish at 0.22 and 0.28
+    (dev 340, 592), were named orange when black had to be unsaturated too."""
     c = np.asarray(bgr, np.float32).reshape(-1, 3) / np.maximum(
         np.asarray(white, np.float32).reshape(-1, 3), 1.0)
     v = c.max(axis=1)
     s = 1.0 - c.min(axis=1) / np.maximum(v, 1e-6)
     hue = cv2.cvtColor(np.clip(c, 0, 1).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)[:, 0, 0]
     grey = (s < SATURATED) | (v < DARK / 2)  # dark hues are noise on black
-    black = grey & (v < DARK)
+    black = v < DARK
     hued = np.where((hue >= 180) & (hue < 260), "blue", np.where(
         (hue < 15) | (hue >= 330), "red", np.where(hue < 50, "orange", "")))
     names = np.where(black, "black", np.where(grey, "", hued))
@@ -612,6 +615,19 @@ def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[d
     return players
 
 
+def _same_seats(players: list[dict], again: list[dict], read: set[str]) -> bool:
+    """Whether the players ``again`` (``_players`` of the stones' colours the model read,
+    ``read``) are other players than ``players`` (of the colours the classical look saw)
+    that seat every colour of ``read`` where ``players`` did, so that the stones were read
+    turned for their seats (``upright``) either way: a black stone seen orange in a warm
+    light (dev 340) made orange a player who is not there, whose count of white stones
+    (``_whites_in_play``) then gave up right ones; without the model (``read`` empty) or
+    with the calibration's players nothing changes."""
+    seats = {p["colour"]: p["seat"] for p in players}
+    return bool(read) and [(p["colour"], p["seat"]) for p in again] != list(seats.items()) and all(
+        seats.get(p["colour"]) == p["seat"] for p in again if p["colour"] in read)
+
+
 def _one_card_per_colour(cards: dict) -> dict:
     """``cards`` (seat -> (colour or None, confidence)) with each colour at one seat only:
     there is one dependency card of each colour, so of two seats showing one colour the
@@ -851,11 +867,11 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     fix = refine(grey, fix, geom)
     H0, H6, H_table = planes(image, fix, geom, calibration)
     fields = _fields(image, grey, H0, H6, piece_colours.measured(calibration, "cubes"))
-    cards = _one_card_per_colour(_cards(image, H_table, fields["paper_L"]))
+    seen_cards = _one_card_per_colour(_cards(image, H_table, fields["paper_L"]))
     grid = [["."] * 10 for _ in range(10)]
     colours = {c for c in fields["colour"] if c is not None}
-    players = _players(cards, colours, calibration)
-    cards = _last_card(players, cards)
+    players = _players(seen_cards, colours, calibration)
+    cards = _last_card(players, seen_cards)
     reading = Reading({"grid": grid, "players": players})
     white, spread = fields["white"], fields["spread"]
     model = shared("stone")
@@ -884,6 +900,11 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         _owner_turns(calibration, model, crops, predictions, used, turns)
         _best_turns(calibration, model, crops[:len(stones)], predictions)
         _one_of_each(predictions, len(stones), model.heads["digit"])
+        read = {p["kind"].label for p in predictions[:len(stones)]} - {"white", "empty"}
+        again = _players(seen_cards, read, calibration)
+        if _same_seats(players, again, read):
+            players, cards = again, _last_card(again, seen_cards)
+            reading.position["players"] = players
     from_above = float(np.hypot(*fields["shift"])) < SLANTED_MM
     second = {i: _white_or_empty(predictions[len(stones) + k]["kind"], float(white[i]),
                                  from_above)

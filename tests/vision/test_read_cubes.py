@@ -498,3 +498,20 @@ def test_a_card_read_at_an_empty_seat_makes_no_player():
     # blue card, as west's is (four players before)
     reading, position = _read(1213, "any")
     assert reading.position["players"] == position["players"]
+
+
+def test_a_black_card_lit_brownish_by_a_warm_lamp_is_black():
+    # dev 340 (any camera, green cloth, a warm lamp): the west card's black disc, balanced
+    # on its card, brownish (0.22 bright, 0.44 saturated), was named orange: a fourth
+    # player at the west seat and two right white stones given up to its count
+    reading, position = _read(340, "any")
+    assert reading.position["players"] == position["players"]
+    assert reading.position["grid"] == position["grid"]
+
+
+def test_card_discs_are_named_by_their_colour_balanced_on_the_card():
+    card = [200.0, 210.0, 230.0]  # white card stock under a warm light (BGR)
+    discs = [[40.0, 50.0, 70.0], [25.0, 40.0, 70.0], [170.0, 80.0, 40.0],
+             [40.0, 40.0, 200.0], [40.0, 130.0, 220.0], [190.0, 205.0, 228.0]]
+    names, _ = read_cubes._colours(np.array(discs), np.array([card] * len(discs)))
+    assert names == ["black", "black", "blue", "red", "orange", None]
