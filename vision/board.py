@@ -43,13 +43,17 @@ Steps (``find_board``):
    search ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
    ``STRIP_SUPPORT``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
-   far is not fitted. On a strip whose best fit then shows under ``LATE_BELOW``, last the
+   far is not fitted; on a strip also each fit with its ends searched again along its
+   fitted sides (``strip_ends``) and fitted again. On a strip whose best fit then shows
+   under ``LATE_BELOW``, last the
    strips between its colour masks' straight edges (``_mask_strips``; on a gingham cloth
    no other start lies near it) are aligned and fitted, under no bar and raising none;
    one wins only where it shows ``LATE_BELOW`` or more. On the tiles each side of the
    chosen fit is then tried farther out (``_pushed_out``); on a strip it is fitted again
    with each outline side's step sought the other way (``_off_side_face``: a near side
-   on its side face's foot moves to the top's edge); on Cubes, where it shows under
+   on its side face's foot moves to the top's edge), then moved onto its painted lines
+   alone (``_on_lines``: its outline's step also answers on the stitching's flank 1.6 mm
+   inside); on Cubes, where it shows under
    ``GOOD_SUPPORT``, it is aligned again with the last level from it too (``align``'s
    ``from_start``).
 4. The corners are named (``orient``): the turns the board's shape allows, narrowed by
@@ -84,6 +88,9 @@ STRIP_ASPECT = 4.0  # a board this long for its width is found as a strip too
 STRIP_LINES = 40  # the longest straight edges paired into a strip's sides
 STRIP_PIECES = 120  # the longest pieces of straight edges joined into them
 STRIP_GAP = 0.08  # of the frame's width: a straight edge's pieces joined across this
+# of their joint extent: a strip's two long edges run side by side this far at least (a
+# die or a pawn on the strip breaks one; 0.4 before session 11)
+STRIP_OVERLAP = 0.25
 STRIPS = 4  # strips fitted per frame
 MASK_STRIPS = 1  # strips between each colour mask's edges fitted, last (_mask_strips)
 LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
@@ -151,6 +158,9 @@ CARD_PITCH_MM = 30.0  # the Cubes board's grid
 LEATHER_LIP_MM = np.array([-0.35, 0.35])  # the light lip beside a leather groove
 # the light stitching inside the edge (a line of its own)
 LEATHER_STITCH_MM = {"tyr": 6.0, "neunfeld": 1.6}
+LINES_REACH_PX = (6.0, 3.0, 1.5, 1.5)  # a strip's last steps on its painted lines alone
+LINES_MOVED_PX = 6.0  # (_on_lines), kept where no corner moved farther
+LINES_SHOWN = 0.5  # and where this share of the lines along its edge shows in place
 # a leather field's outline this close to the board's edge is not modelled: its light lip
 # lies past the edge (not drawn) or on the outline's own step (Neunfeld's fields reach
 # its edge)
@@ -475,9 +485,10 @@ def rarity(small: np.ndarray, colours: int = RARE_COLOURS[0]) -> np.ndarray:
 def _strip_candidates(small: np.ndarray, grey: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     """On a strip of a board (Neunfeld's, whose region merges with the dice and pawns
     beside it): quads between two long straight edges (``_straight_edges``) nearly
-    parallel, as far apart as the strip's aspect allows, ranked by their length times how
-    far their colour lies from both sides beside them (``_band_contrast``: the table's
-    grain gives many long pairs), at most ``STRIPS``."""
+    parallel, as far apart as the strip's aspect allows, ranked by how far their colour
+    lies from both sides beside them (``_band_contrast``: the table's grain gives many
+    long pairs) and by the board's pattern where they put it (``_strip_pairs``), at most
+    ``STRIPS``."""
     if geom.aspect < STRIP_ASPECT:
         return []
     return _strip_pairs(small, _straight_edges(grey), geom)[:STRIPS]
@@ -500,7 +511,13 @@ def _mask_strips(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> 
 
 
 def _strip_pairs(small: np.ndarray, edges: list, geom: Geometry) -> list[np.ndarray]:
-    """``_strip_candidates``' quads between pairs of ``edges``, best first."""
+    """``_strip_candidates``' quads between pairs of ``edges`` (of ``small``, the frame at
+    ``FIND_WIDTH``), best first: by how far the colour between them lies from beside
+    them (``_band_contrast``), the share of their extent both edges run along, and the
+    square of how strongly the frame shows the board's outline and painted lines where
+    the pair puts them (``_prescore``; ranked by their contrast and extent alone, the
+    strip's pair lay 5th..21st behind a wooden table's plank seams on 10 of 18 frames
+    where it was not found, dev 100..299 and 800..999)."""
     found = []
     for i, (d, off_a, a0, a1) in enumerate(edges):
         n = np.array([-d[1], d[0]])
@@ -515,13 +532,18 @@ def _strip_pairs(small: np.ndarray, edges: list, geom: Geometry) -> list[np.ndar
             if abs(gap) < 2 or not geom.aspect * 0.7 <= long / abs(gap) <= geom.aspect * 2.6:
                 continue
             overlap = (min(a1, b1) - max(a0, b0)) / long
-            if overlap < 0.4:
+            if overlap < STRIP_OVERLAP:
                 continue
             quad = np.array([lo * d + off_a * n, hi * d + off_a * n,
                              hi * d + off_b * n, lo * d + off_b * n])
-            found.append((_band_contrast(small, quad) * long * overlap, quad))
-    found.sort(key=lambda f: -f[0])
-    return [q for _, q in found]
+            found.append((_band_contrast(small, quad) * overlap, quad))
+    if not found:
+        return []
+    # the board's pattern where each pair puts it counts twice (the table's grain gives
+    # pairs of contrast and extent too, a strip's pattern only where the strip lies)
+    pattern = _prescore(small, np.array([name_corners(q, geom) for _, q in found]), geom)
+    rank = np.argsort(-np.array([f[0] for f in found]) * pattern ** 2, kind="stable")
+    return [found[i][1] for i in rank]
 
 
 def _band_contrast(small: np.ndarray, quad: np.ndarray) -> float:
@@ -970,7 +992,12 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         fitted = fit_model(grey, aligned, geom, wide=0.0, fine=geom.material != "ceramic"
                            or _px_per_mm(aligned, geom) >= FINE_FIT_PPM)
         shown = 0.0
-        for corners in (fitted, aligned):  # the sub-pixel fit, unless it lost the pattern
+        tries = [fitted, aligned]  # the sub-pixel fit, unless it lost the pattern
+        if geom.aspect >= STRIP_ASPECT:  # its ends searched again along the fit's sides
+            ends = strip_ends(image, fitted, geom)
+            if np.abs(ends - fitted).max() > ENDS_MOVED * np.linalg.norm(fitted[1] - fitted[0]):
+                tries.append(fit_model(grey, ends, geom, wide=0.0))
+        for corners in tries:
             s, stop = _shown(grey, corners, geom, size, stop=True)
             shown = max(shown, s)
             if s > best[0] and (not late or s >= LATE_BELOW):
@@ -991,7 +1018,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     if geom.material == "ceramic":
         corners = _pushed_out(grey, corners, geom, size)
     elif geom.aspect >= STRIP_ASPECT:
-        corners = _off_side_face(grey, corners, geom, size)
+        corners = _on_lines(grey, _off_side_face(grey, corners, geom, size), geom)
     return BoardFix(orient(image, corners, geom), best[2])
 
 
@@ -1127,6 +1154,34 @@ def _off_side_face(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
         if shown > best[0]:
             best = (shown, fitted)
     return best[1]
+
+
+def _on_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """``corners`` moved by robust steps (``_fit_step``, reaches ``LINES_REACH_PX``) onto
+    the painted lines alone (the fine fit's points less the outline), kept where no
+    corner moved over ``LINES_MOVED_PX`` and where ``LINES_SHOWN`` of the stitching
+    then shows in place (blurred, it does not, and the lines alone drift onto the
+    table's grain or noise): on a strip (Neunfeld) the stitching runs
+    1.6 mm inside the edge, 2..4 px at the usual scales, and the outline's box step,
+    which spans 5 px either side, answers on its flank as well as on the edge (a
+    leather top against a table as light, or the dark side face seen obliquely), so
+    that the fit held whole long sides 1..6 px off; the stitching and the separators
+    themselves are crisp (refitted from the found corners of dev 800..999 and
+    100..299, all corners within 1.5 px 81 -> 132 of 185 and 84 -> 127 of 187)."""
+    model = edge_model(geom)
+    sel = _fine_points(geom, model) & ~model.outline
+    sign = _signs(grey, corners, geom, model)
+    moved = corners
+    for reach in LINES_REACH_PX:
+        new = _fit_step(grey, moved, geom, model, sel, reach, sign)
+        if not cv2.isContourConvex(new.astype(np.float32)):
+            break
+        moved = new
+    if np.abs(moved - corners).max() > LINES_MOVED_PX:
+        return corners
+    along = np.flatnonzero(_along_edge(geom, model))
+    shown = _in_place(grey, moved, geom, along, _signs(grey, moved, geom, model))[0]
+    return moved if shown.mean() >= LINES_SHOWN else corners
 
 
 def _cell_samples(image: np.ndarray, corners: np.ndarray, geom: Geometry,

@@ -1,0 +1,62 @@
+"""vision.board on Neunfeld's strip: its pair of long edges among a wooden table's plank
+seams (``_strip_pairs``), and its long sides on its painted lines (``_on_lines``)."""
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.test_board import _render, _side_moved
+from vision.board import (
+    STRIPS,
+    _on_lines,
+    _small,
+    _strip_candidates,
+    find_board,
+    fit_grey,
+    fit_model,
+    geometry,
+)
+
+
+def test_a_strip_among_plank_seams_is_one_of_the_strips_tried():
+    # dev 959: a wooden table of long planks; ranked by contrast and extent alone the
+    # strip's pair of edges lay 6th, behind the seams' pairs, and the board was not found
+    geom = geometry("neunfeld")
+    image, want = _render("neunfeld", 959, "any")
+    small, scale = _small(image)
+    strips = _strip_candidates(small, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), geom)
+    assert len(strips) <= STRIPS
+    want_small = (want + 0.5) * scale - 0.5
+    assert min(np.linalg.norm(np.roll(q, k, axis=0) - want_small, axis=1).mean()
+               for q in strips for k in range(4)) < 6.0
+    fix = find_board(image, geom)
+    assert fix is not None
+    assert np.linalg.norm(fix.corners - want, axis=1).max() < 1.5
+
+
+def test_a_long_side_on_the_stitching_is_moved_onto_the_lines():
+    # dev 101 (1.8 px a mm): the stitching runs 1.6 mm inside the edge; from the north
+    # side moved that far in, the fit's outline step takes the stitching's flank and
+    # holds the side 4.6 px off; on the painted lines alone it is back within 1 px
+    geom = geometry("neunfeld")
+    image, want = _render("neunfeld", 101, "any")
+    grey = fit_grey(image)
+    fitted = fit_model(grey, _side_moved(want, geom, 0, -1.6), geom, wide=0.0)
+    assert np.linalg.norm(fitted - want, axis=1).max() > 3.0
+    assert np.linalg.norm(_on_lines(grey, fitted, geom) - want, axis=1).max() < 1.0
+    # a fit on the board stays on it
+    on = _on_lines(grey, fit_model(grey, want, geom, wide=0.0), geom)
+    assert np.linalg.norm(on - want, axis=1).max() < 1.0
+
+
+# dev renders (800..999, tuned on since session 11) missed before it: 857, a strip on
+# planks whose fit from the best start kept its ends a field off (its ends searched
+# again along the fitted sides, strip_ends, and fitted again); 908, whose north edge a
+# die and a pawn break into pieces a third of the strip long (two long edges side by
+# side over 0.25 of their extent now pair, STRIP_OVERLAP; 0.4 before)
+@pytest.mark.parametrize("seed", [857, 908])
+def test_strips_found_with_their_ends_searched_again_or_one_edge_broken(seed):
+    image, want = _render("neunfeld", seed, "any")
+    fix = find_board(image, geometry("neunfeld"))
+    assert fix is not None
+    assert np.linalg.norm(fix.corners - want, axis=1).max() < 1.5
