@@ -108,6 +108,7 @@ REBUILT_LARGE = 1  # then those best by prescore times their size to the power 1
 # small view on a stack's printed faces finds edges wherever it puts the board's)
 REBUILT_GROWTH = 2.0  # of these, none larger than this many times their candidate's size
 NEAR = 12  # views of the board from a candidate's near side aligned per frame (_near_views)
+NEAR_HALF = 4  # then those best on the board's near half alone (_near_half_prescore)
 NEAR_EDGES = 20  # straight edges taken as a near side too
 NEAR_EDGE_LONGEST = 0.5  # of the frame's width: longer straight edges are not
 NEAR_TILTS_DEG = np.arange(10.0, 71.0, 4.0)  # the camera's tilts from vertical they assume
@@ -818,7 +819,9 @@ def _near_views(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> l
     beyond it on the table plane a camera of ``vision.grid.assumed_camera`` sees at each
     of ``NEAR_TILTS_DEG`` and ``NEAR_ROLLS_DEG`` (the side's length fixes the scale); of
     each side and way to take it the view that ``_prescore`` ranks best, of those the
-    ``NEAR`` best."""
+    ``NEAR`` best; then the ``NEAR_HALF`` best of the others by the board's near half
+    alone (``_near_half_prescore``: in a steep view of tall stacks dev 861's right view
+    ranked 18th by the whole board, 1st by its near half)."""
     from vision.grid import assumed_camera
 
     sides = np.array(list(_near_sides(image, quads)))
@@ -860,19 +863,40 @@ def _near_views(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> l
     views, groups = np.concatenate(views), np.concatenate(groups)
     if not len(views):
         return []
-    score = _prescore(image, views, geom)
-    best = {}
-    for k in np.argsort(score):
-        best[groups[k]] = k  # the last, the best
-    ranked = sorted(best.values(), key=lambda k: -score[k])[:NEAR]
+    ranked: list[int] = []
+    for score, most in ((_prescore(image, views, geom), NEAR),
+                        (_near_half_prescore(image, views, groups, geom), NEAR_HALF)):
+        best = {}
+        for k in np.argsort(score):
+            best[groups[k]] = k  # the last, the best
+        ranked += [k for k in sorted(best.values(), key=lambda k: -score[k])
+                   if k not in ranked][:most]
     return [name_corners(views[k], geom) for k in ranked]
 
 
-def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry) -> np.ndarray:
+def _near_half_prescore(image: np.ndarray, views: np.ndarray, groups: np.ndarray,
+                        geom: Geometry) -> np.ndarray:
+    """``_prescore`` of ``_near_views``' views on the board's near half alone (their
+    corners 0, 1 the near side, or 3, 0 where it was taken as the side across the
+    board's width: ``groups`` // 2 % 2 names which): the stacks that hide the far half
+    show edges and dark faces where a view on them puts the far half's lines."""
+    across = groups // 2 % 2 == 1
+    turned = across if geom.depth < geom.width else ~across if geom.width < geom.depth \
+        else np.zeros(len(views), bool)
+    score = np.zeros(len(views))
+    for mask, towards in ((~turned, (0.0, 1.0)), (turned, (-1.0, 0.0))):
+        if mask.any():
+            score[mask] = _prescore(image, views[mask], geom, towards)
+    return score
+
+
+def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry,
+              towards: tuple[float, float] | None = None) -> np.ndarray:
     """Per named quad (k, 4, 2), how strongly the frame at ``FIND_WIDTH`` shows edges
     where it puts the board's outline (Sobel, saturated at its 98th percentile) and dark
     lines where it puts its painted lines (a black-hat, likewise), half each: a quick
-    ranking, not a fit."""
+    ranking, not a fit. ``towards`` (a direction in board mm): of the board's half
+    that way only."""
     from vision.board_align import _homographies
 
     small, scale = _small(image)
@@ -880,7 +904,8 @@ def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry) -> np.ndarra
     step = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
     line = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, np.ones((3, 3), np.uint8))
     model = edge_model(geom)
-    sel = np.flatnonzero(model.outline | model.line)
+    half = True if towards is None else model.points @ np.asarray(towards, np.float64) > 0
+    sel = np.flatnonzero((model.outline | model.line) & half)
     sel = sel[np.linspace(0, len(sel) - 1, min(len(sel), 200)).round().astype(int)]
     points = np.column_stack([model.points[sel], np.ones(len(sel))]).T
     maps = [(cv2.dilate(np.clip(m / max(float(np.percentile(m, 98)), least), 0, 1),
