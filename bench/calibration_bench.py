@@ -92,7 +92,7 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
     for game in games:
         position = {"cells": [[] for _ in geometry(game).cells]}
         for mode in ("overhead", "oblique"):
-            auto, manual, refused, over, turned, unclicked = [], [], [], [], 0, []
+            auto, manual, refused, over, turned, unclicked, off = [], [], [], [], 0, [], []
             for seed in seeds:
                 frames, truth = [], None
                 for k in range(3):
@@ -119,6 +119,8 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
                 try:
                     reg = rg.register_manual(clicks, game, (1280, 720), image=frames[0])
                     manual.append(rg.error_against_truth(reg, truth)["max_mm"])
+                    if manual[-1] >= 1:
+                        off.append(f"{seed} {manual[-1]:.2f} mm")
                 except rg.RegistrationError as refusal:
                     unclicked.append(f"{seed} {refusal.reason}")
             n = len(seeds)
@@ -132,8 +134,8 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
                              "", f"{np.median(manual):.2f}" if manual else "-",
                              f"{sum(e < 1 for e in manual)}/{n} under 1 mm (clicks +-1.5 px, "
                              f"snapped, on the tiles fitted to the frame line); refused "
-                             f"{_listed(unclicked)}, worst stored "
-                             f"{max(manual, default=0):.1f} mm"))
+                             f"{_listed(unclicked)}, stored over 1 mm {_listed(off)}, worst "
+                             f"stored {max(manual, default=0):.1f} mm"))
     return rows
 
 

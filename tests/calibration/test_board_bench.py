@@ -62,5 +62,11 @@ def test_the_board_rows_name_each_refusal_by_its_reason(monkeypatch):
     rows = calibration_bench.board_rows(seeds=range(7, 9), games=("esoloe",))
     auto, clicked = rows[0]["note"], rows[1]["note"]
     assert "refused 2 (7 blurred, 8 blurred)" in auto
-    assert "refused 2 (7 off the lines, 8 off the lines)" in clicked
+    assert "refused 2 (7 off the lines, 8 off the lines), stored over 1 mm 0" in clicked
     assert rows[0]["after"] == rows[1]["after"] == "-"
+    monkeypatch.setattr(registration, "register_manual", lambda *args, **kw: None)
+    monkeypatch.setattr(registration, "error_against_truth",
+                        lambda reg, truth: {"max_mm": 2.5})
+    clicked = calibration_bench.board_rows(seeds=range(7, 9), games=("esoloe",))[1]
+    assert "0/2 under 1 mm" in clicked["note"] and clicked["after"] == "2.50"
+    assert "refused 0, stored over 1 mm 2 (7 2.50 mm, 8 2.50 mm)" in clicked["note"]
