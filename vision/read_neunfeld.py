@@ -6,7 +6,8 @@ the three Miwin dice before their holders.
   field's empty look, a straight line over the nine fields per pixel fitted without the
   two that depart most (the light falls off along the strip; at most two hold a pawn);
   a field's evidence is its smallest departure over the three heights (from an oblique
-  camera a pawn leans over its neighbour at some heights, never at all). Each pawn's
+  camera a pawn leans over its neighbour at some heights, never at all), those where a
+  die stands before the disc left out. Each pawn's
   start beside the board's end is compared with the table round it the same way (a
   wider disc, ``START_DISC_MM``: a light pawn's top on a light wooden table is the table's
   colour, its rim and foot are not). The
@@ -392,23 +393,27 @@ def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.n
     """(pawns, confidences, alternatives per pawn); ``planes``: the homographies of the
     planes ``PAWN_PLANES_MM`` (the pawn's body at each height stands over its field's
     centre, its other heights lean over the neighbour fields from an oblique camera: the
-    field that departs at every height holds it); ``hidden``: per field, a die stands in
-    front of it (no pawn is looked for there; a pawn not seen may stand there);
+    field that departs at every height holds it); ``hidden``: per plane and field, a die
+    stands between the camera and the field's disc on that plane (that height is not
+    looked at there: a pawn's head shows over a die in front of its foot; a field hidden
+    at every height holds a pawn not seen, maybe);
     ``from_above``: the camera leans under ``LOOKS_LEAN_DEG``, so a pawn is named by its
     lightness against its field's empty look too."""
     size = 12
     yy, xx = np.mgrid[:size, :size]
     disc = (xx - size / 2 + 0.5) ** 2 + (yy - size / 2 + 0.5) ** 2 <= (size / 2) ** 2
-    use = ~hidden if (~hidden).sum() >= 5 else np.ones(9, bool)
     devs, lights, leathers = [], [], []
-    for H in planes:
+    for H, covered in zip(planes, hidden, strict=True):
+        use = ~covered if (~covered).sum() >= 5 else np.ones(9, bool)
         crops = np.stack([cv2.cvtColor(square_crop(image, H, u, v, PAWN_DISC_MM, size),
                                        cv2.COLOR_BGR2Lab).astype(np.float32)
                           for _, u, v, _ in geom.cells])
         empty = _empty_look(crops, use)
-        devs.append(np.linalg.norm(crops - empty, axis=3)[:, disc].mean(axis=1))
+        devs.append(np.where(covered, np.inf,
+                             np.linalg.norm(crops - empty, axis=3)[:, disc].mean(axis=1)))
         lights.append(crops[..., 0][:, disc].mean(axis=1))
         leathers.append(empty[..., 0][:, disc].mean(axis=1))
+    hidden = hidden.all(axis=0)
     dev = np.min(devs, axis=0)
     light, leather = np.mean(lights, axis=0), np.mean(leathers, axis=0)
     # evidence per place, 0 at the threshold: fields 1..9, then each pawn's start
@@ -550,7 +555,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                       camera, _no_dice(geom, camera, top))
     seen = [found[c] for c in COLOURS if found[c] is not None]
     planes = [board.plane_homography(z) for z in PAWN_PLANES_MM]
-    hidden = _hidden(planes[1], H, board.plane_homography(-geom.thickness), seen, geom)
+    hidden = np.array([_hidden(P, H, board.plane_homography(-geom.thickness), seen, geom)
+                       for P in planes])
     starts = [board.plane_homography(z - geom.thickness) for z in PAWN_PLANES_MM]
     lean = float(np.degrees(np.arccos(np.clip(-board.R[2, 2], -1.0, 1.0))))
     pawns, pconfs, palts = _pawns(image, planes, starts, geom, hidden, lean < LOOKS_LEAN_DEG)

@@ -320,3 +320,14 @@ def test_a_dark_blue_die_blacker_than_blue_on_a_grey_table_is_found():
     have, want = _read(299, "any")
     assert have["dice.blue.holder"] == want["dice.blue.holder"]
     assert have["dice.blue.top"] == want["dice.blue.top"]
+
+
+@pytest.mark.parametrize("seed, pawn", [(123, "pawns.0"), (141, "pawns.1")])
+def test_a_die_before_a_field_hides_only_the_heights_it_covers(seed, pawn):
+    # any camera, 54 and 59 degrees: a die on the table before fields 4 (123) and 4 and 5
+    # (141) covered the pawns' discs at the body's height, so those fields were hidden at
+    # every height and a pawn placed there at 0.5 (123: A on 4 for 2, whose shaded foot
+    # matches the leather; 141: B on 5 for 4, both fields hidden, its head showing above
+    # the die)
+    have, want = _read(seed, "any")
+    assert have[pawn] == want[pawn]
