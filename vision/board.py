@@ -44,7 +44,8 @@ Steps (``find_board``):
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
    ``STRIP_SUPPORT``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
    far is not fitted; on a strip also each fit with its ends searched again along its
-   fitted sides (``strip_ends``) and fitted again. On a strip whose best fit then shows
+   fitted sides (``strip_ends``) and fitted again, where its pattern and its painted
+   lines both show as well (``pattern_check``). On a strip whose best fit then shows
    under ``LATE_BELOW``, last the
    strips between its colour masks' straight edges (``_mask_strips``; on a gingham cloth
    no other start lies near it) are aligned and fitted, under no bar and raising none;
@@ -1021,7 +1022,12 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         if geom.aspect >= STRIP_ASPECT:  # its ends searched again along the fit's sides
             ends = strip_ends(image, fitted, geom)
             if np.abs(ends - fitted).max() > ENDS_MOVED * np.linalg.norm(fitted[1] - fitted[0]):
-                tries.append(fit_model(grey, ends, geom, wide=0.0))
+                ends = fit_model(grey, ends, geom, wide=0.0)
+                # taken only where its pattern and its painted lines both show as well (a
+                # strip's separators repeat: ends a field or so off show its lines alike)
+                if all(np.greater_equal(pattern_check(grey, ends, geom)[:2],
+                                        pattern_check(grey, fitted, geom)[:2])):
+                    tries.append(ends)
         for corners in tries:
             s, stop = _shown(grey, corners, geom, size, stop=True)
             shown = max(shown, s)

@@ -53,10 +53,13 @@ def test_a_long_side_on_the_stitching_is_moved_onto_the_lines():
 # planks whose fit from the best start kept its ends a field off (its ends searched
 # again along the fitted sides, strip_ends, and fitted again); 908, whose north edge a
 # die and a pawn break into pieces a third of the strip long (two long edges side by
-# side over 0.25 of their extent now pair, STRIP_OVERLAP; 0.4 before)
-@pytest.mark.parametrize("seed", [857, 908])
-def test_strips_found_with_their_ends_searched_again_or_one_edge_broken(seed):
+# side over 0.25 of their extent now pair, STRIP_OVERLAP; 0.4 before); and dev
+# 140 (found 1.5 px off before), whose painted lines show faintly: its ends searched again
+# a field or so off showed more of its separators (0.44 against 0.35) and less of its
+# whole pattern, and are taken only where both show as well
+@pytest.mark.parametrize("seed, px", [(857, 1.5), (908, 1.5), (140, 2.5)])
+def test_strips_found_with_their_ends_searched_again_or_one_edge_broken(seed, px):
     image, want = _render("neunfeld", seed, "any")
     fix = find_board(image, geometry("neunfeld"))
     assert fix is not None
-    assert np.linalg.norm(fix.corners - want, axis=1).max() < 1.5
+    assert np.linalg.norm(fix.corners - want, axis=1).max() < px
