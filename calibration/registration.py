@@ -118,6 +118,16 @@ HAND = "register it by hand (--corners, or --click on a saved frame)"  # refusal
 #: view is up to 6.6 mm (dev tic-tac-toe oblique 111), a corner 20 mm off puts a half
 #: side's line at the search's end or blurs it over ``BLUR_REFUSE_MM`` (dev 100..111)
 GIVEN_SHIFT_MM = 6.0
+#: ... and so wide a search also reaches the dark band just outside the tile's edge (its
+#: side face or shadow, often darker than the frame line: held out e-SOLO-e overhead 1006's
+#: west side fitted onto it, stored 5.5 mm off) and the maker's mark (dev e-SOLO-e
+#: overhead 155, 8.9 mm): there, of the fit's local minima not smeared, the line is the one
+#: the profile is fitted best at with that band ``OUTSIDE_MM`` wide too (``frame_lines``'
+#: ``outside``; the band alone moved the near side of oblique views), the band taken where it
+#: is dark and the frame line at least ``OUTSIDE_LINE`` as dark as it (a lone frame line
+#: is not a band: held out e-SOLO-e oblique 1001's north side moved 4.5 mm in)
+OUTSIDE_MM = 2.0
+OUTSIDE_LINE = 0.25
 #: ... and where they cannot be fitted there and the halves' median blur is this much,
 #: they are refused as blurred; an automatic refusal (frames disagree, fit report) on a
 #: frame line blurred so much advises the camera nearer (dev 103's far, moving tiles:
@@ -330,7 +340,7 @@ def _part_bounds(geom: Geometry, side: int, parts: int) -> np.ndarray:
 
 
 def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
-                parts: int = 1, shift_mm: float = LINE_SHIFT_MM
+                parts: int = 1, shift_mm: float = LINE_SHIFT_MM, outside: bool = False
                 ) -> list[tuple[int, float, float, float]]:
     """Where a ceramic tile's frame line lies against where ``corners`` put it, on the mean
     of ``images`` (one still board): per side (all four: e-SOLO-e's maker's mark lies 4 mm
@@ -341,7 +351,11 @@ def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
     parallel to it there (each as much as it runs beside the frame line), the tile's edge
     and on ``SHADED_FIELDS`` the fields' shade, each blurred by ``BLUR_MM`` and all shifted
     by up to ``shift_mm`` (the profile reaching ``PROFILE_MM`` or 1.5 mm past the shift);
-    the least squares fit with a dark line wins."""
+    the least squares fit with a dark line wins. With ``outside`` (given corners' wide first
+    search) the line is, of the shifts where that fit is best locally and blurred less than
+    ``BLUR_REFUSE_MM``, the one best fitted with a dark band ``OUTSIDE_MM`` wide outside the
+    edge too (taken where the frame line is at least ``OUTSIDE_LINE`` as dark); a half
+    whose best fit is smeared more is left so (a side tilted across its line)."""
     from vision.board import CERAMIC_FRAME_MM
 
     grey = np.mean([cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -374,8 +388,9 @@ def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
                     if abs(r) < reach + shift_mm + 2 * max(BLUR_MM)}
             inner = (max((r for r in near if r < 0), default=None)
                      if geom.game in SHADED_FIELDS else None)
-            best = None
-            for blur in BLUR_MM:
+            plain = np.full((len(BLUR_MM), len(shifts)), np.inf)  # residuals, dark lines
+            banded = plain.copy()  # ... with the band outside the edge, where it is dark
+            for i, blur in enumerate(BLUR_MM):
                 z = math.sqrt(2) * blur
                 dark = sum(share * 0.5 * (_erf((x - r + geom.line_mm / 2) / z)
                                           - _erf((x - r - geom.line_mm / 2) / z))
@@ -384,16 +399,31 @@ def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
                 # the fields inside the nearest line in, another shade (3andC's blue)
                 fields = (0.5 * (1 + _erf((inner - x) / z)) if inner is not None
                           else np.zeros_like(x))
-                for k, shift in enumerate(shifts):
+                # the band just outside the tile's edge (its side face, its shadow)
+                band = 0.5 * (_erf((x - CERAMIC_FRAME_MM) / z)
+                              - _erf((x - CERAMIC_FRAME_MM - OUTSIDE_MM) / z))
+                for k in range(len(shifts)):
                     A = np.column_stack([np.ones_like(off), dark[k], edge[k], fields[k]])
                     coef = np.linalg.lstsq(A, prof, rcond=None)[0]
-                    if coef[1] >= 0:  # a light line: not the painted one
-                        continue
-                    res = float(np.sum((A @ coef - prof) ** 2))
-                    if best is None or res < best[0]:
-                        best = (res, float(shift), blur)
-            if best is not None:
-                out.append((side, float((lo + hi) / 2), round(best[1], 2), best[2]))
+                    if coef[1] < 0:  # a light line is not the painted one
+                        plain[i, k] = banded[i, k] = float(np.sum((A @ coef - prof) ** 2))
+                    if outside:
+                        A = np.column_stack([A, band[k]])
+                        coef = np.linalg.lstsq(A, prof, rcond=None)[0]
+                        if coef[1] < 0 and coef[4] <= 0 and coef[1] <= OUTSIDE_LINE * coef[4]:
+                            banded[i, k] = float(np.sum((A @ coef - prof) ** 2))
+            if np.isinf(plain).all():
+                continue
+            i, k = np.unravel_index(np.argmin(plain), plain.shape)
+            if outside and BLUR_MM[i] < BLUR_REFUSE_MM:
+                # of the fit's local minima not smeared, the one the band explains best
+                curve = plain.min(axis=0)
+                low = (np.isfinite(curve) & (curve <= np.r_[np.inf, curve[:-1]])
+                       & (curve <= np.r_[curve[1:], np.inf])
+                       & (np.array(BLUR_MM)[np.argmin(plain, axis=0)] < BLUR_REFUSE_MM))
+                k = np.flatnonzero(low)[np.argmin(banded.min(axis=0)[low])]
+                i = int(np.argmin(plain[:, k]))
+            out.append((side, float((lo + hi) / 2), round(float(shifts[k]), 2), BLUR_MM[i]))
     return out
 
 
@@ -590,14 +620,16 @@ def _half_corner(geom: Geometry, side: int, along: float) -> str:
 
 def _fit_given(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
     """Given corners on a ceramic tile fitted to its frame line (``fit_frame_lines``:
-    once searched ``GIVEN_SHIFT_MM`` either side, then ``LINE_FITS`` times as automatic
+    once searched ``GIVEN_SHIFT_MM`` either side with the band outside the edge fitted
+    too, ``frame_lines``' ``outside``, then ``LINE_FITS`` times as automatic
     registration). Where the first fit cannot be made because a half side's line is not
     found so near or is blurred ``BLUR_REFUSE_MM`` or more: on a blurred board (the
     halves' median blur ``ADVISE_BLUR_MM`` or more) refused as blurred (``_blurred``),
     else the corners do not lie on the board: ``RegistrationError`` (``OFF_LINES``)
     naming those sides and the corners to give again (the one two such sides meet at, or
     their ends)."""
-    measured = frame_lines([image], corners, geom, parts=2, shift_mm=GIVEN_SHIFT_MM)
+    measured = frame_lines([image], corners, geom, parts=2, shift_mm=GIVEN_SHIFT_MM,
+                           outside=True)
     fitted = fit_frame_lines([image], corners, geom, GIVEN_SHIFT_MM, measured)
     if not np.array_equal(fitted, corners):
         for _ in range(LINE_FITS):

@@ -304,6 +304,19 @@ def test_manual_corners_are_fitted_to_the_frame_line():
     assert reg.fit["given_max_mm"] > 5.0 and reg.fit["lines_blur_mm"] < 2.5
 
 
+def test_manual_corners_are_not_fitted_onto_another_dark_band():
+    """Dev render, e-SOLO-e overhead 155: clicks 1.5 px off (the bench's noise), whose
+    first search (``GIVEN_SHIFT_MM`` either side) also reaches the dark band just outside
+    the tile's edge (its side face, its shadow) and the maker's mark inside the south frame
+    line, are fitted to the frame line, not onto those (stored 8.9 mm off before)."""
+    game = "esoloe"
+    image, true, truth = _empty_tile(155, "overhead", game=game)
+    clicks = true + np.random.default_rng(155).normal(0, 1.5, (4, 2))
+    reg = registration.register_manual(clicks, game, (1280, 720), image=image)
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
+    assert reg.fit["lines_max_mm"] <= 1.0
+
+
 @pytest.mark.parametrize("corner, move, side, again",
                          [(1, (20.0, 0.0), "east side", "give ne and se again"),
                           (3, (0.0, -20.0), "south side", "give se and sw again")])
