@@ -38,9 +38,16 @@ def tableref(*args: str, stdin: bytes | None = None, timeout: float = 30, **kw):
 
 
 def popen(*args: str, **kw) -> subprocess.Popen:
+    """The subcommand in a child process whose SIGINT is the default (Python's
+    KeyboardInterrupt), whatever the test run inherited: a run started in the background by
+    a non-interactive shell ignores SIGINT, its children too, and the tests that stop a
+    ``--follow`` referee with SIGINT then waited for ever (session 11, reproduced)."""
+    import signal
+
     return subprocess.Popen(
         [sys.executable, "-m", "tests.referee.cli", *map(str, args)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, **kw,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw,
     )
 
 
