@@ -131,3 +131,17 @@ def square_crop(image: np.ndarray, H: np.ndarray, u: float, v: float, half: floa
     return cv2.warpPerspective(image, H @ to_mm, (size, size),
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
+
+
+def robust_lstsq(A: np.ndarray, b: np.ndarray, scale: float, rounds: int = 8) -> np.ndarray:
+    """x minimising the Cauchy loss of A x - b at ``scale`` (iteratively reweighted least
+    squares, ``rounds`` rounds): the readers' corner refits onto a board's own lines
+    (``read_cubes.refine``, ``read_neunfeld.refine``), where pieces hidden by a stone, a
+    pawn or a hand are outliers."""
+    w = np.ones(len(b))
+    for _ in range(rounds):
+        sw = np.sqrt(w)
+        x = np.linalg.lstsq(A * sw[:, None], b * sw, rcond=None)[0]
+        r = (A @ x - b) / scale
+        w = 1.0 / (1.0 + r * r)
+    return x

@@ -79,7 +79,7 @@ from rules.cubes_position import WHITES, reading_turns
 from vision import piece_colours
 from vision.board import BoardFix, Geometry, homography
 from vision.classifier import Prediction, shared, stone_token
-from vision.grid import board_pose, square_crop
+from vision.grid import board_pose, robust_lstsq, square_crop
 from vision.observe import predict
 from vision.reading import Reading
 
@@ -764,13 +764,7 @@ def _grid_shift(found: np.ndarray) -> np.ndarray | None:
     A = np.where(east[:, None],
                  np.column_stack([one, x, y, zero, zero, zero, -x * x, -x * y]),
                  np.column_stack([zero, zero, zero, one, x, y, -x * y, -y * y]))
-    b, w = found[:, 3], np.ones(len(found))
-    for _ in range(8):
-        sw = np.sqrt(w)
-        params = np.linalg.lstsq(A * sw[:, None], b * sw, rcond=None)[0]
-        r = (A @ params - b) / REFINE_SCALE_MM
-        w = 1.0 / (1.0 + r * r)
-    return params
+    return robust_lstsq(A, found[:, 3], REFINE_SCALE_MM)
 
 
 def _displaced(params: np.ndarray, uv: np.ndarray) -> np.ndarray:

@@ -43,7 +43,7 @@ import numpy as np
 
 from rules.miwin import BY_COLOUR
 from vision.board import LEATHER_LIP_MM, LEATHER_STITCH_MM, BoardFix, Geometry, homography
-from vision.grid import BoardPose, board_pose, square_crop
+from vision.grid import BoardPose, board_pose, robust_lstsq, square_crop
 from vision.read_miwin import COLOURS, DIE_MM, dice_tops, find_dice, pose_plane
 from vision.reading import Reading
 
@@ -247,14 +247,8 @@ def _corner_shift(found: np.ndarray, geom: Geometry, free: np.ndarray) -> np.nda
         H = cv2.getPerspectiveTransform(mm.astype(np.float32), moved.astype(np.float32))
         J[:, j] = (cv2.perspectiveTransform(pts, H).reshape(-1, 2) - found[:, :2])[
             np.arange(len(found)), axis]
-    w = np.ones(len(found))
-    for _ in range(8):
-        sw = np.sqrt(w)
-        d = np.linalg.lstsq(J * sw[:, None], found[:, 3] * sw, rcond=None)[0]
-        r = (J @ d - found[:, 3]) / REFINE_SCALE_MM
-        w = 1.0 / (1.0 + r * r)
     shift = np.zeros(8)
-    shift[free] = d
+    shift[free] = robust_lstsq(J, found[:, 3], REFINE_SCALE_MM)
     return shift.reshape(4, 2)
 
 
