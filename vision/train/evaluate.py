@@ -1,8 +1,17 @@
 """Measuring an exported model with onnxruntime only: accuracy per class, the confusion
-matrix, accuracy on the real dice per source group, and latency per batch."""
+matrix, accuracy on the real dice per source group, and latency per batch.
+
+``python -m vision.train.evaluate MODEL.onnx [--within SPLIT | --beyond SPLIT]`` reads the
+real crops MODEL was not trained on, all of them or only those inside (``--within``) or
+outside (``--beyond``) another adaptation split (``GROUP:FRACTION,...`` as
+``vision.train --adapt``): a dev set carved out of a larger split (``--within``) or the
+crops no model of a comparison was trained on (``--beyond``).
+"""
 
 from __future__ import annotations
 
+import argparse
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -10,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision import real_dice
-from vision.classifier import Classifier
+from vision.classifier import Classifier, ModelError
 
 
 @dataclass(frozen=True)
@@ -100,3 +109,57 @@ def latency(model: Classifier, crops: Sequence[np.ndarray], runs: int = 200,
         model.predict(crops)
         times.append((time.perf_counter() - start) * 1000)
     return {"median_ms": float(np.median(times)), "p95_ms": float(np.percentile(times, 95))}
+
+
+def real_dice_subset(model: Classifier, crops: Sequence[real_dice.Crop],
+                     within: str | None = None, beyond: str | None = None
+                     ) -> list[real_dice.Crop]:
+    """The real crops ``model`` was not trained on, only those in the adaptation split
+    ``within`` and not in ``beyond`` (``GROUP:FRACTION,...``, ``real_dice.parse_adapt``)."""
+    def inside(split: str) -> set[real_dice.Crop]:
+        return set(real_dice.trained_split(list(crops), real_dice.parse_adapt(split))[0])
+
+    held = real_dice_held_out(model, crops)
+    if within:
+        chosen = inside(within)
+        held = [c for c in held if c in chosen]
+    if beyond:
+        chosen = inside(beyond)
+        held = [c for c in held if c not in chosen]
+    return held
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.train.evaluate",
+                                     description=__doc__.split("\n\n")[1])
+    parser.add_argument("model", help="an .onnx file with a pips head")
+    parser.add_argument("--within", metavar="GROUP:FRACTION[,...]",
+                        help="only the crops of this adaptation split")
+    parser.add_argument("--beyond", metavar="GROUP:FRACTION[,...]",
+                        help="only the crops outside this adaptation split")
+    parser.add_argument("--turns", type=int, choices=(1, 4), default=1,
+                        help="read each crop once or from its four quarter turns")
+    args = parser.parse_args(argv)
+    try:
+        model = Classifier(args.model)
+        if "pips" not in model.heads:
+            raise ValueError(f"model {args.model} has no pips head")
+        crops = real_dice_subset(model, real_dice.load(), args.within, args.beyond)
+        if not crops:
+            raise ValueError("no real crops left to read")
+        reports = real_dice_reports(model, crops, turns=args.turns)
+    except (ModelError, real_dice.RealDiceMissing, ValueError) as err:
+        print(f"python -m vision.train.evaluate: {err}", file=sys.stderr)
+        return 2
+    total = sum(r.count for r in reports.values())
+    right = sum(r.accuracy * r.count for r in reports.values())
+    print(f"{args.model}: {right / total:.3f} of {total} real crops "
+          f"({', '.join(f'{g} {r.accuracy:.3f} of {r.count}' for g, r in reports.items())}; "
+          f"turns {args.turns})\n")
+    for group, report in reports.items():
+        print(report.markdown(group))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
