@@ -2,14 +2,15 @@
 
 - camera intrinsics from rendered ChArUco views (``calibration.charuco_render``): the
   focal length's error against the renderer's true camera;
-- board registration (``calibration.registration``) on renders of the empty board, in
+- board registration (``calibration.registration``) on renders of the board at set-up
+  (the tiles; ``boards FIRST..LAST GAME,...`` the leather boards and Cubes' card too), in
   mm on the board plane against the render truth (corners and field centres): automatic
   from 3 frames (with the true camera as its calibration, so the fit report's rigid
   check runs; a registration whose frames disagree or whose fit is off by more than
   ``registration.REFUSE_MM`` is refused, not stored: how many, and how many stored are
   off by more than 1 mm; each refusal named by its ``RegistrationError.reason``), and
-  from four clicked corners (the truth plus 1.5 px of noise, snapped, on the tiles fitted
-  to the frame line or refused);
+  from four clicked corners (the truth plus 1.5 px of noise, snapped, fitted to the
+  tiles' frame line or the other boards' painted lines, or refused);
 - set enrolment (``calibration.enrol``): the model alone (before) and after enrolling 5
   captures of every face (symbols, pips, Cubes stones), on held-out synthetic crops of
   the training set's look (``default``) and of a set unlike it (``other-set``: other
@@ -32,7 +33,7 @@
   frame without a colour calibration (before) and with one measured on another frame of
   that table (after: white balance, exposure and the players' colours); for Cubes the
   stones read of the right colour (after: with the four stones' measured colours); for
-  Tyr the dice read right (after: with the three dice's measured colours).
+  Tyr and Neunfeld the dice read right (after: with the three dice's measured colours).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ CAMERA_SEEDS = (1, 2, 3)
 BOARD_SEEDS = range(100, 108)
 #: the boards registered: e-SOLO-e's strip, and the tiles checked against their painted lines
 BOARD_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc")
+#: ... and those ``boards FIRST..LAST GAME,...`` may name too: the leather boards, Cubes' card
+REGISTERED_GAMES = BOARD_GAMES + ("neunfeld", "tyr", "cubes")
 HELD_OUT = 300
 ENROL_SEED, TEST_SEED = 11, 12
 REAL_PER_CLASS = 5
@@ -78,22 +81,37 @@ def _listed(items: list[str]) -> str:
     return f"{len(items)} ({', '.join(items)})" if items else "0"
 
 
+def _set_up(game: str, seed: int) -> dict:
+    """The position of ``game``'s board at set-up: empty (Neunfeld: the pawns on their
+    start, the dice held; Tyr: its three dice on the board, where they always are)."""
+    from vision.board import geometry
+    from vision.render.positions import random_position
+
+    if game in BOARD_GAMES:
+        return {"cells": [[] for _ in geometry(game).cells]}
+    position = random_position(game, seed)
+    if game == "cubes":
+        return {**position, "grid": [["."] * 10 for _ in range(10)]}
+    if game == "neunfeld":
+        return {**position, "pawns": [0, 10]}
+    return position
+
+
 def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
-    """Registration of the empty board of each of ``games`` on 3 renders a seed, seen
-    overhead and obliquely: automatic (and how many were refused, each seed with its
-    reason, named turned, stored over 1 mm, each seed with its error) and from clicked
-    corners."""
+    """Registration of the board of each of ``games`` at set-up (``_set_up``) on 3
+    renders a seed, seen overhead and obliquely: automatic (and how many were refused,
+    each seed with its reason, named turned, stored over 1 mm, each seed with its error)
+    and from clicked corners."""
     from calibration import registration as rg
     from calibration.files import CORNER_NAMES, CameraCalibration
-    from vision.board import geometry
     from vision.render.frame import RenderOptions, render_scene
 
     rows = []
     for game in games:
-        position = {"cells": [[] for _ in geometry(game).cells]}
         for mode in ("overhead", "oblique"):
             auto, manual, refused, over, turned, unclicked, off = [], [], [], [], 0, [], []
             for seed in seeds:
+                position = _set_up(game, seed)
                 frames, truth = [], None
                 for k in range(3):
                     image, t = render_scene(game, position, seed,
@@ -133,7 +151,7 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
             rows.append(_row("board registration, clicked (max mm)", f"{game} {mode}", n,
                              "", f"{np.median(manual):.2f}" if manual else "-",
                              f"{sum(e < 1 for e in manual)}/{n} under 1 mm (clicks +-1.5 px, "
-                             f"snapped, on the tiles fitted to the frame line); refused "
+                             f"snapped, fitted to the frame line or painted lines); refused "
                              f"{_listed(unclicked)}, stored over 1 mm {_listed(off)}, worst "
                              f"stored {max(manual, default=0):.1f} mm"))
     return rows
@@ -415,7 +433,7 @@ COLOUR_LIGHTS = {
     "warm lamp, dim": {"wb": (0.6, 1.0, 1.5), "exposure": 0.22},
     "cold light": {"wb": (1.45, 1.0, 0.7), "exposure": 0.3},
 }
-COLOUR_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "cubes", "tyr")
+COLOUR_GAMES = ("esoloe", "esoloe-tictactoe", "esoloe-3andc", "cubes", "tyr", "neunfeld")
 COLOUR_SEEDS = range(600, 640)  # held out: tuned on 100..299
 CALIBRATION_FRAME, TEST_FRAME = 0, 1  # the sensor noise of a table's two frames
 
@@ -557,19 +575,32 @@ def _stone_rows(seeds, lights) -> list[dict]:
 #: Tyr's calibration frame: each die on this field (row, column) with its face of fewest
 #: pips up (its colour measured on its top's darker half: the pips left out)
 COLOUR_DICE = {"blue": ((5, 3), 1), "red": ((5, 5), 1), "black": ((5, 7), 2)}
+#: games whose dice ``_dice_rows`` reads with their measured colours
+DICE_GAMES = ("tyr", "neunfeld")
+#: the share of a die top's side measured on Neunfeld's calibration frame (its top as the
+#: truth draws it, shrunk about its centre; Tyr's field square: 15 of the 22 mm top)
+DIE_TOP_SHARE = 0.68
 
 
-def _dice_table(seed: int, light: dict | None):
+def _dice_table(seed: int, light: dict | None, game: str = "tyr"):
     """(test frame, its truth, the calibration dict without colour, the dice's measured
-    ``pieces``) of Tyr table ``seed`` under ``light`` (as ``_colour_table``): each die
-    measured on a frame of the table with the dice on ``COLOUR_DICE``'s fields
-    (``calibration.colour.piece_colour``, on the dice's tops). The renders show no white
-    sheet to balance the leather board's light on: the dice are measured in the frame as
-    it is, and the test frame is read as it is."""
+    ``pieces``) of ``game``'s table ``seed`` under ``light`` (as ``_colour_table``), each
+    die measured on a frame of the table with its face of fewest pips up (``COLOUR_DICE``)
+    on its top's darker half (``piece_colours.colour_of``): Tyr's on ``COLOUR_DICE``'s
+    fields (``calibration.colour.piece_colour``, on the dice's tops); Neunfeld's in a row
+    before the board, all three held by A (the renderer lays no die on the strip, where
+    ``tableref calibrate colour`` would measure it; as the opening roll two may touch
+    and one hide part of the other's top: dev 107), on ``DIE_TOP_SHARE`` of its top as
+    the truth draws it. The renders show no white sheet to balance the leather board's
+    light on: the dice are measured in the frame as it is, and the test frame is read as
+    it is."""
     from dataclasses import replace
+
+    import cv2
 
     from calibration import colour, registration
     from calibration.files import CORNER_NAMES, CameraCalibration
+    from vision.piece_colours import colour_of
     from vision.render.effects import random_effects
     from vision.render.frame import RenderOptions, render_scene
     from vision.render.positions import random_position
@@ -579,45 +610,64 @@ def _dice_table(seed: int, light: dict | None):
     if light is not None:
         fx = replace(fx, exposure=light["exposure"],
                      wb=tuple(a * b for a, b in zip(fx.wb, light["wb"], strict=True)))
-    dice = {name: {"top": top, "cell": list(cell)} for name, (cell, top) in COLOUR_DICE.items()}
-    shown, shown_truth = render_scene("tyr", {"dice": dice}, seed, options=RenderOptions(
+    if game == "tyr":
+        shown_position = {"dice": {name: {"top": top, "cell": list(cell)}
+                                   for name, (cell, top) in COLOUR_DICE.items()}}
+    else:
+        shown_position = {"pawns": [0, 10], "dice": {
+            name: {"top": top, "holder": 0} for name, (_, top) in COLOUR_DICE.items()}}
+    shown, shown_truth = render_scene(game, shown_position, seed, options=RenderOptions(
         effects=fx, frame=CALIBRATION_FRAME))
-    image, truth = render_scene("tyr", random_position("tyr", seed), seed,
+    image, truth = render_scene(game, random_position(game, seed), seed,
                                 options=RenderOptions(effects=fx, frame=TEST_FRAME))
     corners = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
     camera = CameraCalibration(np.array(truth["camera"]["K"]),
                                np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
-    reg = registration.register_manual(corners, "tyr", (1280, 720))
     pieces = {}
-    for name, die in shown_truth["position"]["dice"].items():  # the fields as vision names them
-        pieces[name] = colour.piece_colour([shown], reg, "{},{}".format(*die["cell"]),
-                                           np.ones(3), colour.TOP_MM["tyr"], camera)["lab"]
+    if game == "tyr":
+        reg = registration.register_manual(corners, "tyr", (1280, 720))
+        for name, die in shown_truth["position"]["dice"].items():  # as vision names them
+            pieces[name] = colour.piece_colour([shown], reg, "{},{}".format(*die["cell"]),
+                                               np.ones(3), colour.TOP_MM["tyr"], camera)["lab"]
+    else:
+        for piece in shown_truth["pieces"]:
+            if piece["kind"] != "die":
+                continue
+            (top,) = [np.array(f["polygon"]) for f in piece["visible_faces"]
+                      if f["direction"] == "up"]
+            inner = top.mean(axis=0) + DIE_TOP_SHARE * (top - top.mean(axis=0))
+            mask = np.zeros(shown.shape[:2], np.uint8)
+            cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 1)
+            pieces[piece["colour"]] = np.round(
+                colour_of(shown[mask > 0], lighter=False)[1], 2).tolist()
     return image, truth, {"board": corners, "K": camera.K, "dist": camera.dist}, pieces
 
 
-def _dice_rows(seeds, lights) -> list[dict]:
-    """``colour_rows``' rows for Tyr: the elements (each die's cell, and its top on the
-    board) read right and the frames read exactly, without and with the dice's measured
+def _dice_rows(seeds, lights, game: str = "tyr") -> list[dict]:
+    """``colour_rows``' rows for ``game``'s dice (Tyr, Neunfeld): the elements read right
+    (Tyr: each die's cell and its top on the board; Neunfeld: the pawns and each die's
+    holder and top) and the frames read exactly, without and with the dice's measured
     colours (``_dice_table``)."""
     from vision.measure import elements
     from vision.observe import observe
 
     rows = []
+    name = {"tyr": "Tyr", "neunfeld": "Neunfeld"}[game]
     for light in lights:
         tallies = defaultdict(Counter)
         for seed in seeds:
-            image, truth, base, pieces = _dice_table(seed, COLOUR_LIGHTS[light])
-            want = elements("tyr", truth["position"])
-            for name, extra in (("none", {}), ("+ dice", {"pieces": pieces})):
-                got = elements("tyr", observe(image, "tyr", calibration={**base, **extra})[
+            image, truth, base, pieces = _dice_table(seed, COLOUR_LIGHTS[light], game)
+            want = elements(game, truth["position"])
+            for tally, extra in (("none", {}), ("+ dice", {"pieces": pieces})):
+                got = elements(game, observe(image, game, calibration={**base, **extra})[
                     "position"])
                 right = sum(got.get(k) == v for k, v in want.items())
-                tallies[name] += Counter(elements=len(want), right=right,
-                                         exact=right == len(want))
+                tallies[tally] += Counter(elements=len(want), right=right,
+                                          exact=right == len(want))
         before, after = tallies["none"], tallies["+ dice"]
         n = before["elements"]
-        rows.append(_row("Tyr's dice read right (their measured colours)",
-                         f"tyr, {light}, seeds {seeds[0]}..{seeds[-1]}", n,
+        rows.append(_row(f"{name}'s dice read right (their measured colours)",
+                         f"{game}, {light}, seeds {seeds[0]}..{seeds[-1]}", n,
                          f"{before['right']}/{n}", f"{after['right']}/{n}",
                          f"exact frames {before['exact']} -> {after['exact']} of "
                          f"{len(seeds)}"))
@@ -630,8 +680,8 @@ def colour_rows(seeds=COLOUR_SEEDS, games=COLOUR_GAMES, lights=tuple(COLOUR_LIGH
     read occupied, lower cubes of those read at their height) without a colour file
     (before) and with one (after), each table's test frame read on its true corners and
     camera; beside them the colour file's white balance alone, with its exposure gain,
-    then with the players' colours. Cubes: its stones (``_stone_rows``); Tyr: its dice
-    (``_dice_rows``)."""
+    then with the players' colours. Cubes: its stones (``_stone_rows``); Tyr and
+    Neunfeld: their dice (``_dice_rows``)."""
     from calibration.files import ColourCalibration, colour_entries
 
     rows = []
@@ -639,8 +689,8 @@ def colour_rows(seeds=COLOUR_SEEDS, games=COLOUR_GAMES, lights=tuple(COLOUR_LIGH
         if game == "cubes":
             rows += _stone_rows(seeds, lights)
             continue
-        if game == "tyr":
-            rows += _dice_rows(seeds, lights)
+        if game in DICE_GAMES:
+            rows += _dice_rows(seeds, lights, game)
             continue
         for light in lights:
             tallies = defaultdict(Counter)
@@ -689,16 +739,17 @@ if __name__ == "__main__":
 
     # python -m bench.calibration_bench [boards|colour FIRST..LAST [GAME,...]]: every
     # table, or the board rows (held out: not the dev seeds 100..399) or the colour rows
-    # alone on those seeds (of the games named: COLOUR_GAMES)
-    args, seeds, games = sys.argv[1:], None, COLOUR_GAMES
-    usage = ("usage: python -m bench.calibration_bench [boards FIRST..LAST|colour "
-             f"FIRST..LAST [GAME,...]] (colour games: {','.join(COLOUR_GAMES)})")
+    # alone on those seeds (of the games named: BOARD_GAMES, COLOUR_GAMES if none)
+    args, seeds, games = sys.argv[1:], None, None
+    usage = ("usage: python -m bench.calibration_bench [boards|colour FIRST..LAST [GAME,...]] "
+             f"(board games: {','.join(REGISTERED_GAMES)}; colour games: "
+             f"{','.join(COLOUR_GAMES)})")
     if args in (["-h"], ["--help"]):
         print(f"{usage}\n\n{__doc__}")
         sys.exit(0)
-    if len(args) == 3 and args[0] == "colour":
+    if len(args) == 3 and args[0] in ("boards", "colour"):
         games = tuple(args.pop().split(","))
-        if not set(games) <= set(COLOUR_GAMES):
+        if not set(games) <= set(REGISTERED_GAMES if args[0] == "boards" else COLOUR_GAMES):
             sys.exit(usage)
     if len(args) == 2 and args[0] in ("boards", "colour"):
         first, _, last = args[1].partition("..")
@@ -709,7 +760,7 @@ if __name__ == "__main__":
     if not args:
         rows = measure()
     elif args[0] == "boards":
-        rows = board_rows(seeds)
+        rows = board_rows(seeds, games or BOARD_GAMES)
     else:
-        rows = colour_rows(seeds, games)
+        rows = colour_rows(seeds, games or COLOUR_GAMES)
     print(format_table(TITLE, rows))

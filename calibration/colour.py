@@ -43,10 +43,12 @@ FIELD_SHRINK = 0.6  # the share of a field's side measured for a piece's top
 RING_MM = (10.8, 10.5)
 #: the height of a piece's top above the board by game, where not a cube's 18 mm
 #: (``calibrate_colour``'s ``height_mm`` None): Cubes' stones are 6 mm thick
-TOP_MM = {"cubes": 6.0, "tyr": 22.0}  # Tyr: a Miwin die's top (``vision.read_miwin.DIE_MM``)
+#: Tyr and Neunfeld: a Miwin die's top (``vision.read_miwin.DIE_MM``; Neunfeld's dice
+#: are measured lying on the strip's fields)
+TOP_MM = {"cubes": 6.0, "tyr": 22.0, "neunfeld": 22.0}
 #: games whose pieces are Miwin dice: a die's colour is its top's darker half (its pips
 #: are light: ``vision.piece_colours.colour_of``)
-DICE_GAMES = ("tyr",)
+DICE_GAMES = ("tyr", "neunfeld")
 
 
 class ColourError(ValueError):

@@ -46,8 +46,9 @@ NAMES = {
     "esoloe-3andc": ("player 0", "player 1"),
     # Cubes: one stone of each colour, in ``read_cubes._votes``' order of its classes
     "cubes": ("black", "blue", "red", "orange"),
-    # Tyr: the three Miwin dice, in ``read_miwin.COLOURS``' order
+    # Tyr and Neunfeld: the three Miwin dice, in ``read_miwin.COLOURS``' order
     "tyr": ("blue", "red", "black"),
+    "neunfeld": ("blue", "red", "black"),
 }
 
 

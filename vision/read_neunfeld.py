@@ -24,8 +24,10 @@ the three Miwin dice before their holders.
   planes of the pawns and the dice tops off.
 - *Dice*: ``vision.read_miwin`` over the table before and behind the board (the dice lie
   on the table: their tops are ``DIE_MM`` above it), not where the board and the pawns'
-  heads show on that plane; a die south of the board lies before A (holder 0), north
-  before B (holder 1). Three on one side are the opening roll (holder null) or its
+  heads show on that plane (where the calibration gives the dice's colours measured on
+  the set, ``tableref calibrate colour`` with each die on a field of the strip, by
+  those: ``find_dice``'s ``colours``); a die south of the board lies before A (holder
+  0), north before B (holder 1). Three on one side are the opening roll (holder null) or its
   winner's: the rules let the winner take them only with a five showing and both pawns
   at their starts, so the tops read weigh the dice's distance from the board
   (``_holders``); the other reading is the alternative. A die not seen lies where the
@@ -44,6 +46,7 @@ import numpy as np
 from rules.miwin import BY_COLOUR
 from vision.board import LEATHER_LIP_MM, LEATHER_STITCH_MM, BoardFix, Geometry, homography
 from vision.grid import BoardPose, board_pose, robust_lstsq, square_crop
+from vision.piece_colours import measured
 from vision.read_miwin import COLOURS, DIE_MM, dice_tops, find_dice, pose_plane
 from vision.reading import Reading
 
@@ -546,7 +549,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     top = DIE_MM - geom.thickness  # the dice's tops, above the board's top
     H, camera = pose_plane(board, top)
     found = find_dice(image, H, fix.corners, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM),
-                      camera, _no_dice(geom, camera, top))
+                      camera, _no_dice(geom, camera, top),
+                      colours=measured(calibration, "neunfeld"))
     seen = [found[c] for c in COLOURS if found[c] is not None]
     planes = [board.plane_homography(z) for z in PAWN_PLANES_MM]
     hidden = np.array([_hidden(P, H, board.plane_homography(-geom.thickness), seen, geom)
