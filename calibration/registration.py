@@ -15,8 +15,10 @@ set-up (``tableref calibrate board``).
   where its fit report (below) is off by more than ``REFUSE_MM``: a board found wrongly,
   to be registered by hand.
 - Manual: the four corners (nw, ne, se, sw: the board's north is away from the camera)
-  given as numbers, or clicked on a saved frame where a display exists; optionally
-  snapped to the board's edges by ``vision.board.refine``.
+  given as numbers, or clicked on a saved frame where a display exists; with the frame
+  snapped to the board's edges by ``vision.board.refine``, then fitted to a tile's frame
+  line or to the other boards' painted lines, and refused where those do not follow
+  them (``register_manual``).
 
 Naming: the registration fixes which side of the board is north for as long as it is
 used (``vision.observe`` reads every frame on the registered corners, never naming them
@@ -133,6 +135,14 @@ OUTSIDE_LINE = 0.25
 #: frame line blurred so much advises the camera nearer (dev 103's far, moving tiles:
 #: 1..3 mm, 0.7..1.1 px a mm; the 20 mm corners of dev 100..111's sharp tiles: 0.55)
 ADVISE_BLUR_MM = 1.5
+#: given corners on the leather boards and Cubes' card (``_fit_given_pattern``): refused
+#: where under this share of the board's painted lines (``vision.board.pattern_check``:
+#: within 1 px of where the fitted corners put them) show. Set on dev 100..103 (Neunfeld,
+#: Tyr, Cubes, the bench's clicks): 15 of 24 boards show 0.92..1.0, all within 1 mm but
+#: Cubes oblique 100 and 101 (2.6, 2.2 mm, at about 1 px a mm), 9 show 0.31..0.88, 5 of
+#: them 1.05..5.9 mm off (4 within 0.5 mm, blurred); a corner given 20 mm off on
+#: Neunfeld shows 0.04..0.4
+GIVEN_LINES_SHOWN = 0.9
 #: tiles whose fields are painted another shade than the margin (3andC's blue fields), a
 #: step inside the frame line's nearest parallel line in ``frame_lines``' fit: without it
 #: 3andC oblique 115's north frame line was placed 0.85 mm out at the true corners; on the
@@ -666,6 +676,42 @@ def _fit_given(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
         Refusal.OFF_LINES)
 
 
+def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry
+                       ) -> tuple[np.ndarray, float]:
+    """Given corners on a board with painted lines but no frame line (the leather boards,
+    Cubes' card) fitted to its pattern as ``vision.board.find_board`` fits a candidate
+    (``board_align.align`` from them, ``fit_model``; on a strip its painted lines alone,
+    ``_on_lines``, after its near side face is told from its edge), and the share of its
+    painted lines that then lie in place (``pattern_check``). Refused (``OFF_LINES``,
+    saying to give them again or bring the camera nearer) where under
+    ``GIVEN_LINES_SHOWN`` of them do: the lines do not follow the corners given, or the
+    board is too blurred or small to show them."""
+    from vision.board import (
+        STRIP_ASPECT,
+        _off_side_face,
+        _on_lines,
+        fit_grey,
+        fit_model,
+        pattern_check,
+    )
+    from vision.board_align import align
+
+    grey = fit_grey(image)
+    fitted = fit_model(grey, align(grey, corners, geom)[0], geom, wide=0.0)
+    if geom.aspect >= STRIP_ASPECT:
+        size = (image.shape[1], image.shape[0])
+        fitted = _on_lines(grey, _off_side_face(grey, fitted, geom, size), geom)
+    shown = pattern_check(grey, fitted, geom)[1]
+    if shown < GIVEN_LINES_SHOWN:
+        raise RegistrationError(
+            f"the board's painted lines do not follow the corners given (fitted, {shown:.0%} "
+            f"of them lie in place, under {GIVEN_LINES_SHOWN:.0%}): give them again "
+            "(clockwise nw ne se sw, north away from the camera, on the board top's outer "
+            "corners); if they were right, bring the camera nearer and focus it (the board "
+            f"at {_px_a_mm(fitted, geom):.1f} px a mm)", Refusal.OFF_LINES)
+    return fitted, shown
+
+
 def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],
                     camera: CameraCalibration | None = None,
                     image: np.ndarray | None = None) -> BoardRegistration:
@@ -676,7 +722,10 @@ def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],
     the line does not follow them or is blurred), with the fit report's ``lines_*`` as
     automatic registration has them and ``given_max_mm``, how far the given corners lay
     from the registered ones; refused, as automatic registration is, where the fitted
-    frame line is blurred ``BLUR_REFUSE_MM`` or more or off by more than ``REFUSE_MM``."""
+    frame line is blurred ``BLUR_REFUSE_MM`` or more or off by more than ``REFUSE_MM``.
+    On the leather boards and Cubes' card fitted to their painted lines instead
+    (``_fit_given_pattern``: refused where they do not show), the fit report's
+    ``lines_shown`` the share of them in place, and ``given_max_mm``."""
     corners = np.asarray(corners, np.float64)
     if corners.shape != (4, 2) or not np.all(np.isfinite(corners)):
         raise RegistrationError("four corners are needed, nw ne se sw, each x,y in pixels",
@@ -692,17 +741,21 @@ def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],
                                 "the camera; a mirrored camera image cannot be registered)",
                                 Refusal.CORNERS)
     geom = geometry(game)
-    lines = given = None
+    lines = given = shown = None
     if image is not None:
         snapped = refine(image, corners, geom)
         span = np.sqrt(cv2.contourArea(corners.astype(np.float32)))
         if np.linalg.norm(snapped - corners, axis=1).max() <= span / 50:
             corners = snapped
+        given = corners
         if geom.material == "ceramic":
-            given = corners
             corners = _fit_given(image, corners, geom)
             lines = frame_lines([image], corners, geom)
+        else:
+            corners, shown = _fit_given_pattern(image, corners, geom)
     reg = _registration(game, corners, [corners], "manual", size, camera, lines)
+    if shown is not None:
+        reg.fit["lines_shown"] = round(shown, 3)
     if given is not None:
         reg.fit["given_max_mm"] = round(float(np.linalg.norm(
             to_board_mm(reg.homography, given) - geom.corners_mm(), axis=1).max()), 3)

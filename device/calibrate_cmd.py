@@ -286,7 +286,9 @@ def _board(args) -> int:
         _say(f"warning: the fit is off by up to {reg.fit['max_mm']:.2f} mm: check the corners"
              " (a corner mis-clicked, or the board moved)")
     if "given_max_mm" in reg.fit:
-        _say(f"the corners given were fitted to the board's frame line (moved up to "
+        fitted = (f"painted lines ({reg.fit['lines_shown']:.0%} of them in place)"
+                  if "lines_shown" in reg.fit else "frame line")
+        _say(f"the corners given were fitted to the board's {fitted} (moved up to "
              f"{reg.fit['given_max_mm']:.2f} mm)")
     naming = rg.naming_warning(reg)
     if naming:

@@ -70,3 +70,33 @@ def test_the_board_rows_name_each_refusal_by_its_reason(monkeypatch):
     clicked = calibration_bench.board_rows(seeds=range(7, 9), games=("esoloe",))[1]
     assert "0/2 under 1 mm" in clicked["note"] and clicked["after"] == "2.50"
     assert "refused 0, stored over 1 mm 2 (7 2.50 mm, 8 2.50 mm)" in clicked["note"]
+
+
+def test_every_registered_game_is_drawn_at_set_up():
+    """``boards FIRST..LAST GAME,...`` registers the leather boards and Cubes' card too,
+    each as it lies at set-up: no piece on the board but Tyr's dice (always on it)."""
+    from vision.render.frame import render_scene
+
+    assert set(calibration_bench.BOARD_GAMES) < set(calibration_bench.REGISTERED_GAMES)
+    for game in ("neunfeld", "tyr", "cubes"):
+        position = calibration_bench._set_up(game, 5)
+        _, truth = render_scene(game, position, 5)
+        assert set(truth["board"]["corners"]) == set(CORNER_NAMES)
+        seen = truth["position"]
+        if game == "cubes":
+            assert all(field == "." for row in seen["grid"] for field in row)
+        elif game == "neunfeld":
+            assert seen["pawns"] == [0, 10]
+        else:
+            assert len(seen["dice"]) == 3
+
+
+def test_the_board_rows_refuse_a_game_they_cannot_register():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "bench.calibration_bench", "boards", "1..2",
+                           "esoloe,chess"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("usage:") and "neunfeld,tyr,cubes" in done.stderr
+    assert done.stderr.count("\n") == 1

@@ -364,3 +364,45 @@ def test_a_refusal_where_the_frame_line_is_blurred_advises_the_camera_nearer(mon
     with pytest.raises(RegistrationError, match="probably found wrongly") as refused:
         registration.register_auto(frames, "esoloe-tictactoe", n=2)
     assert "nearer" not in str(refused.value)
+
+
+def _set_up(game, seed, mode):
+    from bench.calibration_bench import _set_up
+    from vision.render.frame import RenderOptions, render_scene
+
+    image, truth = render_scene(game, _set_up(game, seed), seed,
+                                options=RenderOptions(camera_mode=mode))
+    return image, np.array([truth["board"]["corners"][n] for n in CORNER_NAMES]), truth
+
+
+@pytest.mark.parametrize("game, mode, seed", [("neunfeld", "overhead", 107),
+                                              ("cubes", "oblique", 110)])
+def test_manual_corners_on_leather_and_card_are_fitted_to_the_painted_lines(game, mode, seed):
+    """Dev renders: the bench's clicks (1.5 px off: 9.2 mm at the strip's far field, 6.9
+    mm on the card) snapped alone were stored so; fitted to the board's painted lines
+    (``_fit_given_pattern``) within 0.5 mm, the fit report giving the share of them in
+    place."""
+    image, true, truth = _set_up(game, seed, mode)
+    clicks = true + np.random.default_rng(seed).normal(0, 1.5, (4, 2))
+    reg = registration.register_manual(clicks, game, (1280, 720), image=image)
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 0.5
+    assert reg.fit["lines_shown"] >= registration.GIVEN_LINES_SHOWN
+    assert reg.fit["given_max_mm"] > 1.0
+
+
+def test_manual_corners_off_the_leather_strip_are_refused():
+    """Dev render, Neunfeld overhead 101: ne given 20 mm along the strip, past its end; the
+    fit cannot bring the painted lines in place, and the corners are refused (``off the
+    lines``), in one line saying to give them again or bring the camera nearer."""
+    game = "neunfeld"
+    geom = geometry(game)
+    image, true, _ = _set_up(game, 101, "overhead")
+    mm = geom.corners_mm()
+    mm[1, 0] += 20.0
+    given = cv2.perspectiveTransform(mm.reshape(-1, 1, 2),
+                                     registration.homography(true, geom)).reshape(-1, 2)
+    with pytest.raises(RegistrationError, match=r"painted lines do not follow the corners "
+                                                r"given .*give them again.*nearer") as no:
+        registration.register_manual(given, game, (1280, 720), image=image)
+    assert no.value.reason == registration.Refusal.OFF_LINES
+    assert "\n" not in str(no.value)
