@@ -74,8 +74,15 @@ FIVE_BY_CHANCE = 1 - (5 / 6) ** 2  # a five shows on a random roll (blue and red
 CORNER_PX = 3.0  # how far off a found corner lies (px): the pose's fit to the corners ...
 TILT_DEG = 5.0  # ... against a camera leaning from square onto the board (Cauchy, scale)
 UPRIGHT_LEAN_DEG = 15.0  # a camera leaning more stands upright: no pose turns it over
+#: the pose's fit ends where a step moves no coordinate this far (rad, mm): 1e-6 took twice
+#: the steps (dev 200..239's tracked fixes: pose 3.6 -> 1.9 ms) for planes 0.0002 px apart
+LM_STOP = 1e-4
 REFINE_PX_PER_MM = 4.0  # the rectified view the board's lines are sought in
 REFINE_REACH_MM = 2.5  # each line sought this far either way of where the corners put it
+#: where the stitching does not show within that along a long side (found corners 3 to 5
+#: mm too wide or narrow across the strip: dev 236, 331), it is sought this far, and
+#: the corners moved across the strip onto it as far as ``WIDE_SHIFT_MM``
+WIDE_REACH_MM, WIDE_SHIFT_MM = 6.0, 7.0
 LIP_SIDE_MM = 1.1  # a field separator: its light band (two fields' lips) this far from the
 # leather to its west and its dark groove to its east (the lips lie 0.35 mm west and north
 # of the grooves: vision.board.LEATHER_LIP_MM)
@@ -92,6 +99,9 @@ MIN_PIECES = 8  # least line pieces found for the fix to be moved ...
 MIN_SIDE = 3  # ... and of the stitching along each long side, and of the separators
 MAX_SHIFT_MM = 4.0  # a move of a corner farther than this is not taken
 MIN_MOVE_PX = 2.0  # corners the lines move less than this (px) are kept where they are
+STILL_MM = 0.1  # a pass of all four corners that moves none this far ends the refinement
+# (the lines are where the fix puts them; the third pass moved them 0.004..0.12 mm on dev
+# 200..239, at a millisecond's cost)
 
 
 def region(geom: Geometry) -> tuple[float, float, float, float]:
@@ -163,7 +173,8 @@ def pose(fix: BoardFix, geom: Geometry, image: np.ndarray,
     return BoardPose(K, cv2.Rodrigues(x[:3])[0], x[3:], best.calibrated)
 
 
-def _leather_lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry) -> np.ndarray:
+def _leather_lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry,
+                   reach: float = REFINE_REACH_MM) -> np.ndarray:
     """Where the leather's own lines show against where the fix ``H0`` (board mm -> px)
     puts them, in a view rectified on the board: rows (u, v, axis, offset mm, response)
     as ``read_cubes._line_offsets`` gives them (axis 0: a north-south line at u, its
@@ -171,11 +182,10 @@ def _leather_lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry) -> np.ndarr
     The field separators (their light band, ``LIP_SIDE_MM``) in two bands each
     (``BAND_MM``, off the field numbers), and the stitching along each long side
     (``STITCH_SIDE_MM``; in the south with the lip beside it, ``SOUTH_OUT_MM``) per field,
-    away from the separators: the strongest light ridge within ``REFINE_REACH_MM``,
+    away from the separators: the strongest light ridge within ``reach`` (mm),
     sub-pixel, kept where it rises ``LINE_RISE`` and lies inside the reach; a piece where
     a pawn, a die or a hand hides the line is its own (the fit is robust)."""
     s = 1.0 / REFINE_PX_PER_MM
-    reach = REFINE_REACH_MM
     half_u = geom.width / 2 + reach
     half_v = geom.depth / 2 + reach + SOUTH_SIDE_MM
     cu, cv = int(np.ceil(half_u * REFINE_PX_PER_MM)), int(np.ceil(half_v * REFINE_PX_PER_MM))
@@ -265,24 +275,33 @@ def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
     """``fix`` moved onto the leather's own lines (``_leather_lines``): first its corners
     across the strip onto the stitching alone (corners off across the strip shear the
     separators in the view), then all four corners onto every piece, ``REFINE_PASSES``
-    times; each move taken only where the lines agree with the moved fix better
-    (``_agreement``), and the whole only where it moves a corner ``MIN_MOVE_PX`` or more
-    (corners on the lines are kept as they are)."""
+    times (until such a pass moves no corner ``STILL_MM``); where the stitching does not show
+    along a side within ``REFINE_REACH_MM``, the first move onto it sought within
+    ``WIDE_REACH_MM``; each move taken only where the lines agree with the moved fix
+    better (``_agreement``), and the whole only where it moves a corner ``MIN_MOVE_PX``
+    or more (corners on the lines are kept as they are)."""
     start = fix
     found = _leather_lines(grey, homography(fix, geom), geom)
+    seek, limit = found, MAX_SHIFT_MM  # the pieces the corners are moved onto
+    if _sides(found) < MIN_SIDE:  # the stitching not within reach along a side
+        seek, limit = _leather_lines(grey, homography(fix, geom), geom,
+                                     WIDE_REACH_MM), WIDE_SHIFT_MM
     for k in range(REFINE_PASSES + 1):
-        stitch = found[:, 2] == 1
-        if _sides(found) < MIN_SIDE or (k > 0 and (~stitch).sum() < MIN_SIDE):
+        stitch = seek[:, 2] == 1
+        if _sides(seek) < MIN_SIDE or (k > 0 and (~stitch).sum() < MIN_SIDE):
             break
-        shift = _corner_shift(found[stitch] if k == 0 else found, geom,
+        shift = _corner_shift(seek[stitch] if k == 0 else seek, geom,
                               np.arange(1, 8, 2) if k == 0 else np.arange(8))  # 0: v only
-        if shift is not None and np.abs(shift).max() <= MAX_SHIFT_MM:
+        if k > 0 and shift is not None and np.abs(shift).max() < STILL_MM:
+            break
+        if shift is not None and np.abs(shift).max() <= limit:
             corners = cv2.perspectiveTransform((geom.corners_mm() + shift).reshape(-1, 1, 2),
                                                homography(fix, geom)).reshape(4, 2)
             moved = BoardFix(corners, fix.coarse)
             again = _leather_lines(grey, homography(moved, geom), geom)
             if _agreement(again) > _agreement(found):
                 fix, found = moved, again
+        seek, limit = found, MAX_SHIFT_MM
     moved_px = float(np.linalg.norm(fix.corners - start.corners, axis=1).max())
     return fix if moved_px >= MIN_MOVE_PX else start
 
@@ -299,7 +318,8 @@ def _upright(R: np.ndarray, t: np.ndarray) -> bool:
 
 
 def _least_squares(residuals, x: np.ndarray, steps: int = 40) -> tuple[float, np.ndarray]:
-    """(cost, x): Levenberg-Marquardt on ``residuals(x)`` (numeric Jacobian)."""
+    """(cost, x): Levenberg-Marquardt on ``residuals(x)`` (numeric Jacobian), until a step
+    taken moves no coordinate ``LM_STOP``."""
     r = residuals(x)
     cost, damp = float(r @ r), 1e-3
     for _ in range(steps):
@@ -309,7 +329,7 @@ def _least_squares(residuals, x: np.ndarray, steps: int = 40) -> tuple[float, np
         r_new = residuals(x + step)
         if float(r_new @ r_new) < cost:
             x, r, cost, damp = x + step, r_new, float(r_new @ r_new), damp / 3
-            if np.abs(step).max() < 1e-6:
+            if np.abs(step).max() < LM_STOP:
                 break
         else:
             damp *= 4

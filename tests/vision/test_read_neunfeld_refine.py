@@ -51,3 +51,24 @@ def test_corners_on_the_lines_are_kept():
     fix = refine(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), BoardFix(true, true),
                  geometry("neunfeld"))
     assert np.array_equal(fix.corners, true)
+
+
+@pytest.mark.parametrize("seed, north, south", [(331, -4.8, 0.0), (236, 2.8, -1.6)])
+def test_corners_too_wide_or_narrow_across_the_strip_are_moved_onto_its_stitching(
+        seed, north, south):
+    """Found corners a strip too narrow (dev 331: its north side 4.8 mm south) or too wide
+    (236: 2.8 mm north and 1.6 mm south of it), the stitching beyond the first reach on a
+    side: sought wider, the corners moved onto it within 1 px."""
+    import cv2
+
+    from vision.board import homography
+    from vision.read_neunfeld import REFINE_REACH_MM, refine
+
+    image, true, _ = _render(seed)
+    geom = geometry("neunfeld")
+    mm = geom.corners_mm() + [[0, north], [0, north], [0, south], [0, south]]  # nw ne se sw
+    off = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), homography(BoardFix(true, true),
+                                                                    geom)).reshape(4, 2)
+    assert max(abs(north), abs(south)) > REFINE_REACH_MM
+    moved = refine(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), BoardFix(off, off), geom)
+    assert np.linalg.norm(moved.corners - true, axis=1).max() < 1.0
