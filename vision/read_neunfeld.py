@@ -376,6 +376,14 @@ def _hidden(H: np.ndarray, H_top: np.ndarray, H_table: np.ndarray, dice: list,
     return out
 
 
+def _lab(crops: list[np.ndarray]) -> np.ndarray:
+    """The BGR ``crops`` (each (size, size, 3) uint8) stacked, in Lab (float32): one
+    conversion for them all."""
+    stack = np.stack(crops)
+    return cv2.cvtColor(stack.reshape(-1, *stack.shape[2:]), cv2.COLOR_BGR2Lab).reshape(
+        stack.shape).astype(np.float32)
+
+
 def _empty_look(crops: np.ndarray, use: np.ndarray) -> np.ndarray:
     """Per field, its crop's look without a pawn: per pixel and channel a straight line
     over the fields' index (the light falls off along the 23 cm strip), fitted to the
@@ -422,9 +430,8 @@ def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.n
     devs, lights, leathers = [], [], []
     for H, covered in zip(planes, hidden, strict=True):
         use = ~covered if (~covered).sum() >= 5 else np.ones(9, bool)
-        crops = np.stack([cv2.cvtColor(square_crop(image, H, u, v, PAWN_DISC_MM, size),
-                                       cv2.COLOR_BGR2Lab).astype(np.float32)
-                          for _, u, v, _ in geom.cells])
+        crops = _lab([square_crop(image, H, u, v, PAWN_DISC_MM, size)
+                      for _, u, v, _ in geom.cells])
         empty = _empty_look(crops, use)
         devs.append(np.where(covered, np.inf,
                              np.linalg.norm(crops - empty, axis=3)[:, disc].mean(axis=1)))
@@ -501,9 +508,7 @@ def _start_devs(image: np.ndarray, planes: list[np.ndarray], geom: Geometry) -> 
         for H in planes:
             at = [(u0, 0.0)] + [(u0 + sign * START_RING_MM * np.cos(t), START_RING_MM * np.sin(t))
                                 for t in np.radians([-90, -45, 0, 45, 90])]
-            crops = np.stack([cv2.cvtColor(square_crop(image, H, u, v, START_DISC_MM, size),
-                                           cv2.COLOR_BGR2Lab).astype(np.float32)
-                              for u, v in at])
+            crops = _lab([square_crop(image, H, u, v, START_DISC_MM, size) for u, v in at])
             ref = np.median(crops[1:], axis=0)
             devs.append(float(np.linalg.norm(crops[0] - ref, axis=2)[disc].mean()))
         out.append(min(devs))
