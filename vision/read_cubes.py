@@ -136,11 +136,17 @@ UNSEEN_COLOUR = 0.8  # most confidence in a stone whose colour only the model sa
 #: OCCUPANCY as now (see its comment) FROM_ABOVE from 0 to -2.5 (MODEL_WEIGHT 1.0) took the
 #: colourless fields wrong (fitted on one half, tried on the other, both ways) 21 -> 13
 #: (cluttered any), 7 -> 5 (cluttered overhead), 32 -> 14 (clean overhead), 38 -> 17
-#: (clean any), 4 -> 5 (the demo's frames, seeds 20..22)
+#: (clean any), 4 -> 5 (the demo's frames, seeds 20..22). Session 12, dev renders any
+#: 0..1199 and clean overhead 100..199, true corners, each frame's colourless fields
+#: decided anew at other constants from what the reader measured (one-off
+#: /work/frames/f2/collect.py, sweep2.py; the same readings at the old ones): MODEL_WEIGHT
+#: 1.0 -> 1.5 and FROM_ABOVE -2.5 -> -2.0 took the white-or-empty fields wrong 31 -> 28
+#: (frames 10 -> 8: from above 302's, the model 0.95 sure of white, and one of 515's) and
+#: 2 -> 2 (clean); FROM_ABOVE -1.5 31 -> 27 but 2 -> 4, MODEL_WEIGHT 1.8 27 but 10
 DOUBT = (0.03, 0.98)
 SEEN = 0.5
-MODEL_WEIGHT = 1.0
-FROM_ABOVE = -2.5
+MODEL_WEIGHT = 1.5
+FROM_ABOVE = -2.0
 SECOND_CAP = 0.97
 SLANTED_MM = 2.5  # a shift (mm) from which the side faces are looked at
 #: a digit read on the owner's turn less likely than DIGIT_DOUBT: the other quarter turns

@@ -212,16 +212,18 @@ def test_the_stone_model_and_the_classical_test_decide_a_doubted_field_together(
         read_cubes.SECOND_CAP)
     assert decide(_kind(empty=0.98, white=0.01), 0.2, False) == pytest.approx(
         1 - read_cubes.SECOND_CAP)
-    # a model sure of white on a field the test all but calls empty (white paper): in doubt
-    both = decide(_kind(white=0.95, empty=0.02), 0.04, False)
-    assert 0.1 < both < 0.9
-    # an unsure model moves the test's reading a little only
-    assert decide(_kind(white=0.6, empty=0.39), 0.3, False) == pytest.approx(0.3, abs=0.1)
+    # a model sure of white on a field the test all but calls empty (white paper): white,
+    # short of the cap, and from above in doubt
+    sure_white = _kind(white=0.95, empty=0.02)
+    assert 0.5 < decide(sure_white, 0.04, False) < read_cubes.SECOND_CAP
+    assert 0.4 < decide(sure_white, 0.04, True) < 0.7
+    # an unsure model moves the test's reading towards its own, not past it
+    assert 0.3 < decide(_kind(white=0.6, empty=0.39), 0.3, False) < 0.6
     assert decide(_kind(blue=0.7, white=0.2, empty=0.1), 0.3, False) is None
     # from above, where the model calls empty fields amid white stones white, a field
-    # both call white with little conviction reads empty
-    likely_white = _kind(white=0.9, empty=0.1)
-    assert decide(likely_white, 0.5, True) < 0.5 < decide(likely_white, 0.5, False)
+    # the test leans to empty and the model to white reads empty
+    likely_white = _kind(white=0.8, empty=0.2)
+    assert decide(likely_white, 0.3, True) < 0.5 < decide(likely_white, 0.3, False)
 
 
 def test_doubted_white_or_empty_fields_are_read_right_and_surely_by_the_model_too():
