@@ -1051,11 +1051,23 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                           wide=0.0)
         if _shown(grey, again, geom, size) > best[0]:
             corners = again
+    return BoardFix(orient(image, finished(grey, corners, geom, size), geom), best[2])
+
+
+def finished(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+             size: tuple[int, int]) -> np.ndarray:
+    """``corners`` after ``fit_model`` (in ``fit_grey`` of a whole frame of ``size``),
+    given their board kind's last steps, as ``find_board`` ends and ``vision.track``'s
+    re-fit of a pushed board ends: the tiles' sides pushed out where a light table hid
+    their step (``_pushed_out``), then polished on their outline and painted lines
+    (``_polished``); a strip's side face told from its top (``_off_side_face``), then its
+    corners moved onto its painted lines alone (``_on_lines``: its stitching holds the
+    outline's fit off); others as they are."""
     if geom.material == "ceramic":
-        corners = _polished(grey, _pushed_out(grey, corners, geom, size), geom)
-    elif geom.aspect >= STRIP_ASPECT:
-        corners = _on_lines(grey, _off_side_face(grey, corners, geom, size), geom)
-    return BoardFix(orient(image, corners, geom), best[2])
+        return _polished(grey, _pushed_out(grey, corners, geom, size), geom)
+    if geom.aspect >= STRIP_ASPECT:
+        return _on_lines(grey, _off_side_face(grey, corners, geom, size), geom)
+    return corners
 
 
 def _shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry, size: tuple[int, int],
