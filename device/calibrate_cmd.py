@@ -79,7 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "Cubes': a stone of each colour, 'black=4,3' 'blue=4,4' ...)")
     col.add_argument("--height", type=float, default=None,
                      help="height of the pieces' tops above the board, mm (default: 18, "
-                          "an e-SOLO-e cube; Cubes 6, a stone)")
+                          "an e-SOLO-e cube; Cubes 6, a stone; Tyr and Neunfeld 22, a Miwin "
+                          "die)")
     col.add_argument("--camera", metavar="FILE", help="camera file (better piece crops)")
     col.add_argument("--out", metavar="FILE", required=True, help="colour file to write")
 
