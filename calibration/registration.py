@@ -680,27 +680,19 @@ def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry
                        ) -> tuple[np.ndarray, float]:
     """Given corners on a board with painted lines but no frame line (the leather boards,
     Cubes' card) fitted to its pattern as ``vision.board.find_board`` fits a candidate
-    (``board_align.align`` from them, ``fit_model``; on a strip its painted lines alone,
-    ``_on_lines``, after its near side face is told from its edge), and the share of its
+    (``board_align.align`` from them, ``fit_model``, and the last steps its finding ends
+    with, ``vision.board.finished``: on a strip its near side face told from its edge,
+    then its painted lines alone), and the share of its
     painted lines that then lie in place (``pattern_check``). Refused (``OFF_LINES``,
     saying to give them again or bring the camera nearer) where under
     ``GIVEN_LINES_SHOWN`` of them do: the lines do not follow the corners given, or the
     board is too blurred or small to show them."""
-    from vision.board import (
-        STRIP_ASPECT,
-        _off_side_face,
-        _on_lines,
-        fit_grey,
-        fit_model,
-        pattern_check,
-    )
+    from vision.board import finished, fit_grey, fit_model, pattern_check
     from vision.board_align import align
 
     grey = fit_grey(image)
-    fitted = fit_model(grey, align(grey, corners, geom)[0], geom, wide=0.0)
-    if geom.aspect >= STRIP_ASPECT:
-        size = (image.shape[1], image.shape[0])
-        fitted = _on_lines(grey, _off_side_face(grey, fitted, geom, size), geom)
+    fitted = finished(grey, fit_model(grey, align(grey, corners, geom)[0], geom, wide=0.0),
+                      geom, (image.shape[1], image.shape[0]))
     shown = pattern_check(grey, fitted, geom)[1]
     if shown < GIVEN_LINES_SHOWN:
         raise RegistrationError(

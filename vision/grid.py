@@ -135,9 +135,9 @@ def square_crop(image: np.ndarray, H: np.ndarray, u: float, v: float, half: floa
 
 def robust_lstsq(A: np.ndarray, b: np.ndarray, scale: float, rounds: int = 8) -> np.ndarray:
     """x minimising the Cauchy loss of A x - b at ``scale`` (iteratively reweighted least
-    squares, ``rounds`` rounds): the readers' corner refits onto a board's own lines
-    (``read_cubes.refine``, ``read_neunfeld.refine``), where pieces hidden by a stone, a
-    pawn or a hand are outliers."""
+    squares, ``rounds`` rounds): the corner refits onto a board's own lines
+    (``read_cubes.refine``, ``read_neunfeld.refine``, the tiles' ``vision.board._polished``),
+    where lines hidden by a stone, a pawn, a stack or a hand are outliers."""
     w = np.ones(len(b))
     for _ in range(rounds):
         sw = np.sqrt(w)
