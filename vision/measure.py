@@ -19,8 +19,10 @@ the whole position exactly right, and the time from the raw frame to the observa
 (``observe_on_truth``): what ``observe`` returns there, the reader's reading repaired by
 ``most_likely_valid`` where the rules reject it; ``--kinds`` adds the e-SOLO-e family's
 errors by kind (``error_kinds``: occupancy, height, players, up face, faces given wrong or
-left null). ``--occlusion`` (``occlusion_rates``): hands on scripted frames, observed on
-their true corners.
+left null). ``--occlusion``: hands on scripted frames (``occlusion_rates``: seeds
+``--hand-seeds``, each camera of ``--camera``) and false hands on still renders of random
+positions (``still_occluded``: seeds ``start .. start + n - 1``, camera any; ``--frames``
+as ``vision.board_measure`` keeps them), all observed on their true corners.
 """
 
 from __future__ import annotations
@@ -275,13 +277,14 @@ def evaluate(game: str, seeds, camera: str = "overhead", truth_board: bool = Fal
     return out
 
 
-def occlusion_rates(game: str, seeds=(3, 5), moves: int = 3) -> tuple[int, int, int, int]:
+def occlusion_rates(game: str, seeds=(3, 5), moves: int = 3,
+                    camera: str = "overhead") -> tuple[int, int, int, int]:
     """(hand frames seen, hand frames, still frames called occluded, still frames) of
-    scripted games (overhead, 3 frames a second, the rules' first ``moves`` legal moves)
-    observed on their true corners (``observe_on_truth``: a frame is called occluded where
-    the observation says so; the edge check beside the reader's mask of its pieces, as
-    ``observe`` does it): a hand frame has a cell the truth says a hand hides; a still
-    frame is in phase still with no hand in view."""
+    scripted games (``camera``: overhead or oblique, 3 frames a second, the rules' first
+    ``moves`` legal moves) observed on their true corners (``observe_on_truth``: a frame is
+    called occluded where the observation says so; the edge check beside the reader's mask
+    of its pieces, as ``observe`` does it): a hand frame has a cell the truth says a hand
+    hides; a still frame is in phase still with no hand in view."""
     from rules.registry import get_game
     from vision.render.frame import RenderOptions
     from vision.render.script import ScriptedGame
@@ -295,7 +298,7 @@ def occlusion_rates(game: str, seeds=(3, 5), moves: int = 3) -> tuple[int, int, 
             state = state.apply(legal[k % len(legal)])
             positions.append(state.position.to_json())
         script = ScriptedGame(game, positions, seed=seed, fps=3,
-                              options=RenderOptions(camera_mode="overhead"))
+                              options=RenderOptions(camera_mode=camera))
         for i in range(len(script)):
             frame = script.frame(i)
             hand = any(c["hidden_by"] == "hand" for c in frame.truth["cells"])
@@ -305,6 +308,22 @@ def occlusion_rates(game: str, seeds=(3, 5), moves: int = 3) -> tuple[int, int, 
                 seen, hands = seen + (hand and occluded), hands + hand
                 false, still = false + (calm and occluded), still + calm
     return seen, hands, false, still
+
+
+def still_occluded(game: str, seeds, folder: str | None = None) -> tuple[int, int]:
+    """(renders called occluded, renders) of random positions (``vision.board_measure``'s
+    frames: camera any, no hand in any; ``folder`` as it keeps them) observed on their
+    true corners (``observe_on_truth``): every one called occluded is a false hand, which
+    would stall the referee on a still board."""
+    from vision.board_measure import frame
+
+    seeds = list(seeds)
+    false = 0
+    for seed in seeds:
+        image, corners = frame(game, seed, "any", folder)
+        truth = {"board": {"corners": dict(zip(CORNER_NAMES, corners.tolist(), strict=True))}}
+        false += "occlusion" in observe_on_truth(image, game, truth)
+    return false, len(seeds)
 
 
 def summary(frames: list[Frame]) -> dict:
@@ -336,8 +355,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --full --truth-board: the true corners each moved about "
                              "PX px (seeded by the frame's seed; evaluate)")
     parser.add_argument("--occlusion", action="store_true",
-                        help="hands on scripted frames observed on their true corners "
-                             "(occlusion_rates), per game")
+                        help="hands on scripted frames (occlusion_rates, per --camera) and "
+                             "false hands on still renders of seeds --start.. (camera any: "
+                             "still_occluded), observed on their true corners, per game")
+    parser.add_argument("--hand-seeds", default="3,5", metavar="S,S",
+                        help="with --occlusion: the scripted games' seeds")
+    parser.add_argument("--frames", metavar="FOLDER",
+                        help="with --occlusion: the still renders kept in (and read back "
+                             "from) FOLDER, as vision.board_measure keeps them")
     parser.add_argument("--kinds", action="store_true",
                         help="with --full, e-SOLO-e family: the errors by kind (error_kinds) "
                              "over the found boards")
@@ -347,11 +372,27 @@ def main(argv: list[str] | None = None) -> int:
                      "measures vision.observe)")
     if args.jitter and not (args.full and args.truth_board and not args.as_observed):
         parser.error("--jitter goes with --full --truth-board (the reader alone)")
+    if args.frames and not args.occlusion:
+        parser.error("--frames goes with --occlusion")
     if args.occlusion:
+        try:
+            hand_seeds = [int(s) for s in args.hand_seeds.split(",")]
+        except ValueError:
+            parser.error(f"--hand-seeds {args.hand_seeds!r}: seeds as integers, comma-separated")
+        cameras = args.camera.split(",")
+        if not set(cameras) <= {"overhead", "oblique"}:
+            parser.error(f"--camera {args.camera!r}: with --occlusion, overhead and/or oblique "
+                         "(the still renders' camera is any)")
         for game in args.games.split(","):
-            seen, hands, false, still = occlusion_rates(game)
-            print(f"{game:17s} hand frames seen {seen} of {hands}, still frames called "
-                  f"occluded {false} of {still}", flush=True)
+            for camera in cameras:
+                seen, hands, false, still = occlusion_rates(game, hand_seeds, camera=camera)
+                print(f"{game:17s} {camera:8s} hand frames seen {seen} of {hands}, still "
+                      f"frames called occluded {false} of {still}", flush=True)
+            if args.n:
+                false, renders = still_occluded(game, range(args.start, args.start + args.n),
+                                                args.frames)
+                print(f"{game:17s} any      still renders called occluded {false} of "
+                      f"{renders} (seeds {args.start}..{args.start + args.n - 1})", flush=True)
         return 0
     if args.full:
         for game in args.games.split(","):
