@@ -185,34 +185,85 @@ class BoardTracker:
         self._keep(fix, share, shift, "found")
 
 
-def measure(game: str, seed: int, moves: int, camera: str) -> dict:
-    """Track a scripted game of ``moves`` random moves; per status: frames, ms per frame,
-    frames whose corners are off the truth by over 1.5 px (max corner), frames with a fix
-    and the sum of their mean corner error (px)."""
+WRONG_PX = 3.0  # a fix whose mean corner error is over this is the board wrong (measure)
+
+
+def _scripted_frames(game: str, seed: int, moves: int, camera: str, frames: str | None):
+    """(image, true corners, whole board in view) per frame of the scripted game; with
+    ``frames`` a folder, rendered once into it (PNG, lossless) and read back after."""
+    from pathlib import Path
+
     from vision.render.frame import RenderOptions
     from vision.render.positions import random_position
     from vision.render.script import ScriptedGame
 
+    folder = Path(frames, f"{game}-{camera}-{seed}-{moves}") if frames else None
+    if folder is not None and (folder / "corners.npy").exists():
+        corners = np.load(folder / "corners.npy")
+        for i, want in enumerate(corners):
+            image = cv2.imread(str(folder / f"{i:04d}.png"))
+            if image is None:
+                raise SystemExit(f"{folder}: frame {i:04d}.png missing or unreadable")
+            yield image, want, _in_view(want, image.shape)
+        return
     positions = [random_position(game, seed, plies) for plies in range(moves + 1)]
     script = ScriptedGame(game, positions, seed, nudge=0.5,
                           options=RenderOptions(camera_mode=camera))
+    every = []
+    for frame in script:
+        want = np.array([frame.truth["board"]["corners"][k] for k in CORNER_NAMES])
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(folder / f"{frame.index:04d}.png"), frame.image,
+                        [cv2.IMWRITE_PNG_COMPRESSION, 1])
+            every.append(want)
+        yield frame.image, want, _in_view(want, frame.image.shape)
+    if folder is not None:
+        np.save(folder / "corners.npy", np.array(every))
+
+
+def _in_view(corners: np.ndarray, shape) -> bool:
+    """Whether all the board's corners lie inside the image."""
+    h, w = shape[:2]
+    return bool(np.all((corners >= 0) & (corners <= (w - 1, h - 1))))
+
+
+def measure(game: str, seed: int, moves: int, camera: str,
+            frames: str | None = None) -> dict:
+    """Track a scripted game of ``moves`` random moves; per status: frames, ms per frame,
+    frames with a fix, the sum of their mean corner error (px), how many of them are
+    over 1.5 px off (max corner) and *wrong* (mean corner error over ``WRONG_PX``), and
+    frames without one while the whole board is in view (``lost``)."""
     tracker = BoardTracker(geometry(game))
     out: dict = {}
-    for frame in script:
+    for image, want, in_view in _scripted_frames(game, seed, moves, camera, frames):
         t0 = time.perf_counter()
-        track = tracker.update(frame.image)
+        track = tracker.update(image)
         ms = 1000 * (time.perf_counter() - t0)
-        row = out.setdefault(track.status, {"frames": 0, "ms": 0.0, "off": 0,
-                                            "fixed": 0, "error": 0.0})
+        row = out.setdefault(track.status, {"frames": 0, "ms": 0.0, "off": 0, "wrong": 0,
+                                            "lost": 0, "fixed": 0, "error": 0.0})
         row["frames"] += 1
         row["ms"] += ms
-        if track.fix is not None:
-            want = np.array([frame.truth["board"]["corners"][k] for k in CORNER_NAMES])
-            error = np.linalg.norm(track.fix.corners - want, axis=1)
-            row["off"] += bool(error.max() > 1.5)
-            row["fixed"] += 1
-            row["error"] += float(error.mean())
+        if track.fix is None:
+            row["lost"] += in_view
+            continue
+        error = np.linalg.norm(track.fix.corners - want, axis=1)
+        row["off"] += bool(error.max() > 1.5)
+        row["wrong"] += bool(error.mean() > WRONG_PX)
+        row["fixed"] += 1
+        row["error"] += float(error.mean())
     return out
+
+
+def _total(rows: list[dict]) -> dict:
+    """The rows of ``measure`` summed over statuses (and scenes)."""
+    keys = ("frames", "ms", "off", "wrong", "lost", "fixed", "error")
+    return {k: sum(r.get(k, 0) for r in rows) for k in keys}
+
+
+def _scene_line(total: dict) -> str:
+    return (f"{total['frames']} frames, wrong {total['wrong']}, lost {total['lost']}, "
+            f"mean error {total['error'] / max(total['fixed'], 1):.2f} px")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,18 +271,36 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default="esoloe,esoloe-tictactoe,tyr,cubes")
     parser.add_argument("--camera", default="overhead,oblique")
-    parser.add_argument("--seeds", default="100,101")
+    parser.add_argument("--seeds", default="100,101",
+                        help="a comma-separated list or FIRST-LAST")
     parser.add_argument("--moves", type=int, default=4)
+    parser.add_argument("--frames", metavar="DIR",
+                        help="render each scene's frames once into DIR and reuse them")
     args = parser.parse_args(argv)
+    try:
+        first, _, last = args.seeds.partition("-")
+        seeds = (list(range(int(first), int(last) + 1)) if last
+                 else [int(s) for s in args.seeds.split(",")])
+    except ValueError:
+        parser.error(f"--seeds {args.seeds!r}: not FIRST-LAST or a comma-separated list")
     cv2.setNumThreads(1)
+    print(f"per scene: frames, wrong (mean corner error over {WRONG_PX:g} px), lost (no fix "
+          "while the board is in view), mean error of the frames with a fix; per status: "
+          "frames (ms a frame, over 1.5 px at a corner, wrong, mean error)")
     for game in args.games.split(","):
         for camera in args.camera.split(","):
-            for seed in (int(s) for s in args.seeds.split(",")):
-                rows = measure(game, seed, args.moves, camera)
+            scenes = []
+            for seed in seeds:
+                rows = measure(game, seed, args.moves, camera, args.frames)
+                scenes.append(_total(rows.values()))
                 cells = [f"{k} {v['frames']} ({v['ms'] / v['frames']:.1f} ms, off {v['off']}, "
-                         f"mean error {v['error'] / max(v['fixed'], 1):.2f} px)"
+                         f"wrong {v['wrong']}, {v['error'] / max(v['fixed'], 1):.2f} px)"
                          for k, v in sorted(rows.items())]
-                print(f"{game:17s} {camera:8s} seed {seed}: " + ", ".join(cells), flush=True)
+                print(f"{game:17s} {camera:8s} seed {seed}: {_scene_line(scenes[-1])}; "
+                      + ", ".join(cells), flush=True)
+            bad = sum(s["wrong"] + s["lost"] > 0 for s in scenes)
+            print(f"{game:17s} {camera:8s} all {len(seeds)}: {_scene_line(_total(scenes))}; "
+                  f"scenes with a frame lost or wrong {bad}", flush=True)
     return 0
 
 

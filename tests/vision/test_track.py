@@ -173,3 +173,30 @@ def test_a_board_found_anew_far_from_the_last_is_named_by_the_camera_rule():
     tracker = BoardTracker(geometry("tyr"), find=_finding(square, far))
     tracker.anew(BLANK)
     assert np.allclose(tracker.anew(BLANK).fix.corners, far)
+
+
+def test_the_measure_counts_wrong_and_lost_frames_per_scene_and_in_all(monkeypatch, capsys):
+    import vision.track
+
+    w, h = 1280, 720
+    truth = np.array([[500.0, 200.0], [800.0, 210.0], [790.0, 510.0], [490.0, 500.0]])
+    frames = [(BLANK, truth, True)] * 3 + [(BLANK, truth + 2000.0, False)]
+    fixes = iter([BoardFix(truth + 0.5, truth), BoardFix(truth + 5.0, truth), None, None])
+
+    class Scripted:  # one frame right, one wrong, one lost in view, one out of view
+        def __init__(self, geom):
+            pass
+
+        def update(self, image):
+            fix = next(fixes)
+            return vision.track.Track(fix, "lost" if fix is None else "still")
+
+    monkeypatch.setattr(vision.track, "BoardTracker", Scripted)
+    monkeypatch.setattr(vision.track, "_scripted_frames", lambda *args: iter(frames))
+    assert vision.track.main(["--games", "tyr", "--camera", "overhead", "--seeds", "7"]) == 0
+    out = capsys.readouterr().out
+    assert "seed 7: 4 frames, wrong 1, lost 1, mean error" in out
+    assert "all 1: 4 frames, wrong 1, lost 1," in out and "lost or wrong 1" in out
+    assert vision.track._in_view(truth, (h, w)) and not vision.track._in_view(truth - 600, (h, w))
+    with pytest.raises(SystemExit):
+        vision.track.main(["--seeds", "1-x"])
