@@ -180,10 +180,12 @@ def test_the_measure_counts_wrong_and_lost_frames_per_scene_and_in_all(monkeypat
 
     w, h = 1280, 720
     truth = np.array([[500.0, 200.0], [800.0, 210.0], [790.0, 510.0], [490.0, 500.0]])
-    frames = [(BLANK, truth, True)] * 3 + [(BLANK, truth + 2000.0, False)]
-    fixes = iter([BoardFix(truth + 0.5, truth), BoardFix(truth + 5.0, truth), None, None])
+    frames = [(BLANK, truth, True)] * 3 + [(BLANK, truth + 2000.0, False), (BLANK, truth, True)]
+    turned = np.roll(truth, 1, axis=0)  # named a quarter turn on: Tyr's board is square
+    fixes = iter([BoardFix(truth + 0.5, truth), BoardFix(truth + 5.0, truth), None, None,
+                  BoardFix(turned, turned)])
 
-    class Scripted:  # one frame right, one wrong, one lost in view, one out of view
+    class Scripted:  # right, wrong, lost in view, out of view, right but named turned
         def __init__(self, geom):
             pass
 
@@ -195,8 +197,8 @@ def test_the_measure_counts_wrong_and_lost_frames_per_scene_and_in_all(monkeypat
     monkeypatch.setattr(vision.track, "_scripted_frames", lambda *args: iter(frames))
     assert vision.track.main(["--games", "tyr", "--camera", "overhead", "--seeds", "7"]) == 0
     out = capsys.readouterr().out
-    assert "seed 7: 4 frames, wrong 1, lost 1, mean error" in out
-    assert "all 1: 4 frames, wrong 1, lost 1," in out and "lost or wrong 1" in out
+    assert "seed 7: 5 frames, wrong 1, lost 1, mean error 2.59 px" in out
+    assert "all 1: 5 frames, wrong 1, lost 1," in out and "lost or wrong 1" in out
     assert vision.track._in_view(truth, (h, w)) and not vision.track._in_view(truth - 600, (h, w))
     with pytest.raises(SystemExit):
         vision.track.main(["--seeds", "1-x"])
