@@ -37,7 +37,8 @@ Steps (``find_board``):
    the quad off the nearest rigid view of the board); an alignment dropped so neither
    raises the bar for the others nor ends the search. The fit (or, where the sub-pixel
    fit lost the pattern, the alignment) whose pattern shows best where it puts it
-   (``support``; on a strip the lesser of its pattern's share and its painted lines';
+   (``support``; on a strip the lesser of its pattern's share and its painted lines',
+   taken down where the table beyond an end looks like the strip, ``_ends_clear``;
    on the other boards taken down as it is off a rigid view of the board, ``_shown``)
    wins, if at least ``MIN_SUPPORT`` of its painted lines do: no board otherwise. The
    search ends at the first
@@ -120,6 +121,8 @@ ENDS_MOVED = 0.05  # of its length: corners this near ones tried are not aligned
 ENDS_PERSPECTIVE = (0.85, 1.0, 1.18)  # its first gap over its last, square root
 END_MM = 4.0  # a strip's end: the colours this far inside and outside it compared
 END_LEVELS = 10.0  # colour levels: a smaller step at an end counts for less
+BEYOND_LEVELS = 12.0  # Lab levels: a strip fit's shown measure is taken down where the
+# table beyond an end lies nearer the strip's colour than this (_ends_clear)
 MODEL_POINTS_PER_SIDE = 60  # edge model: points along the board's longer side
 MIN_STEP = 6.0  # grey levels: weakest outline step the fit uses
 MIN_LINE = 3.0  # grey levels: weakest painted line the fit uses
@@ -743,6 +746,30 @@ def strip_ends(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
     return _project(H, ends)
 
 
+def _ends_clear(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
+    """How clearly the table beyond a strip's two ends (named ``corners``, its long sides
+    east-west) differs from the strip: the lesser distance (Lab) of the median colour
+    beyond an end (0.2 .. 1 field out, the middle 60 % of its width) from the strip's
+    median colour, over ``BEYOND_LEVELS``, at most 1. A strip's separators repeat, and a
+    pawn on an end field hides its lines: a fit a field or so along the strip showed its
+    pattern as well as the board (dev 0..199, 6 of 17 not found), with the leather
+    beyond one of its ends."""
+    w, d = geom.width / 2, geom.depth / 2
+    field = geom.width / len(geom.cells)
+    H = _H(corners, geom)
+    medians = []
+    for u in (np.linspace(-w - field, -w - 0.2 * field, 8), np.linspace(-w, w, 45),
+              np.linspace(w + 0.2 * field, w + field, 8)):
+        uu, vv = np.meshgrid(u, np.linspace(-0.6, 0.6, 5) * d)
+        px = _project(H, np.column_stack([uu.ravel(), vv.ravel()])).astype(np.float32)
+        seen = cv2.remap(image, px[:, :1], px[:, 1:], cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+        medians.append(np.median(cv2.cvtColor(seen, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+                                 .astype(np.float32), axis=0))
+    beyond = min(np.linalg.norm(medians[0] - medians[1]), np.linalg.norm(medians[2] - medians[1]))
+    return float(min(1.0, beyond / BEYOND_LEVELS))
+
+
 def fit_grey(image: np.ndarray) -> np.ndarray:
     """The image the model fit reads: grey, float32, lightly smoothed."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -1044,6 +1071,9 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                     tries.append(ends)
         for corners in tries:
             s, stop = _shown(grey, corners, geom, size, stop=True)
+            if geom.aspect >= STRIP_ASPECT:
+                clear = _ends_clear(image, corners, geom)
+                s, stop = s * clear, stop * clear
             shown = max(shown, s)
             if s > best[0] and (not late or s >= LATE_BELOW):
                 best = (s, corners, start)

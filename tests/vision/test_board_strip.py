@@ -8,6 +8,7 @@ import pytest
 from tests.vision.test_board import _render, _side_moved
 from vision.board import (
     STRIPS,
+    _ends_clear,
     _on_lines,
     _small,
     _strip_candidates,
@@ -63,3 +64,18 @@ def test_strips_found_with_their_ends_searched_again_or_one_edge_broken(seed, px
     fix = find_board(image, geometry("neunfeld"))
     assert fix is not None
     assert np.linalg.norm(fix.corners - want, axis=1).max() < px
+
+
+def test_a_fit_a_field_along_the_strip_shows_less_than_the_board():
+    # dev 19: a pawn on the west end field hides its lines; a fit about a field west
+    # showed its pattern better than the board did and was found 32 px off. Beyond its
+    # east end lies the leather (_ends_clear), beyond the board's ends the table
+    geom = geometry("neunfeld")
+    image, want = _render("neunfeld", 19, "any")
+    field = geom.width / len(geom.cells)
+    shifted = _side_moved(_side_moved(want, geom, 3, field), geom, 1, -field)
+    assert _ends_clear(image, want, geom) == 1.0
+    assert _ends_clear(image, shifted, geom) < 0.8
+    fix = find_board(image, geom)
+    assert fix is not None
+    assert np.linalg.norm(fix.corners - want, axis=1).max() < 1.5
