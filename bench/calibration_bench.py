@@ -97,27 +97,54 @@ def _set_up(game: str, seed: int) -> dict:
     return position
 
 
-def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES) -> list[dict]:
+def _set_up_frames(game: str, mode: str, seed: int, frames_dir: str | None = None
+                   ) -> tuple[list[np.ndarray], dict]:
+    """The 3 renders of ``game``'s board at set-up (``_set_up``) seen by ``mode``'s camera
+    at ``seed``, and the first one's truth; with ``frames_dir`` read from there where an
+    earlier run saved them (PNG, lossless, and the truth as JSON), else rendered and saved
+    there, so that two trees measure the same images."""
+    import json
+    from pathlib import Path
+
+    import cv2
+
+    from vision.render.frame import RenderOptions, render_scene
+
+    stem = Path(frames_dir or ".") / f"{game}-{mode}-{seed}"
+    if frames_dir and all(Path(f"{stem}-{k}.png").exists() for k in range(3)):
+        truth = json.loads(Path(f"{stem}.json").read_text())
+        return [cv2.imread(f"{stem}-{k}.png", cv2.IMREAD_COLOR) for k in range(3)], truth
+    position = _set_up(game, seed)
+    frames, truth = [], None
+    for k in range(3):
+        image, t = render_scene(game, position, seed,
+                                options=RenderOptions(camera_mode=mode, frame=k))
+        frames.append(image)
+        truth = truth or t
+    if frames_dir:
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        for k, image in enumerate(frames):
+            cv2.imwrite(f"{stem}-{k}.png", image)
+        Path(f"{stem}.json").write_text(json.dumps(truth, default=float))
+    return frames, truth
+
+
+def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES, frames_dir: str | None = None
+               ) -> list[dict]:
     """Registration of the board of each of ``games`` at set-up (``_set_up``) on 3
-    renders a seed, seen overhead and obliquely: automatic (and how many were refused,
-    each seed with its reason, named turned, stored over 1 mm, each seed with its error)
-    and from clicked corners."""
+    renders a seed, seen overhead and obliquely (``_set_up_frames``: saved in and read
+    from ``frames_dir`` where given): automatic (and how many were refused, each seed
+    with its reason, named turned, stored over 1 mm, each seed with its error) and from
+    clicked corners."""
     from calibration import registration as rg
     from calibration.files import CORNER_NAMES, CameraCalibration
-    from vision.render.frame import RenderOptions, render_scene
 
     rows = []
     for game in games:
         for mode in ("overhead", "oblique"):
             auto, manual, refused, over, turned, unclicked, off = [], [], [], [], 0, [], []
             for seed in seeds:
-                position = _set_up(game, seed)
-                frames, truth = [], None
-                for k in range(3):
-                    image, t = render_scene(game, position, seed,
-                                            options=RenderOptions(camera_mode=mode, frame=k))
-                    frames.append(image)
-                    truth = truth or t
+                frames, truth = _set_up_frames(game, mode, seed, frames_dir)
                 camera = CameraCalibration(np.array(truth["camera"]["K"]),
                                            np.array(truth["camera"]["dist"]), (1280, 720),
                                            0.0, 0, {})
@@ -739,14 +766,21 @@ if __name__ == "__main__":
 
     # python -m bench.calibration_bench [boards|colour FIRST..LAST [GAME,...]]: every
     # table, or the board rows (held out: not the dev seeds 100..399) or the colour rows
-    # alone on those seeds (of the games named: BOARD_GAMES, COLOUR_GAMES if none)
+    # alone on those seeds (of the games named: BOARD_GAMES, COLOUR_GAMES if none); the
+    # board rows with --frames DIR save their renders there or read them from there
     args, seeds, games = sys.argv[1:], None, None
-    usage = ("usage: python -m bench.calibration_bench [boards|colour FIRST..LAST [GAME,...]] "
+    usage = ("usage: python -m bench.calibration_bench [boards FIRST..LAST [GAME,...] "
+             "[--frames DIR] | colour FIRST..LAST [GAME,...]] "
              f"(board games: {','.join(REGISTERED_GAMES)}; colour games: "
              f"{','.join(COLOUR_GAMES)})")
     if args in (["-h"], ["--help"]):
         print(f"{usage}\n\n{__doc__}")
         sys.exit(0)
+    frames_dir = None
+    if args[:1] == ["boards"] and "--frames" in args[:-1]:
+        at = args.index("--frames")
+        frames_dir = args.pop(at + 1)
+        args.pop(at)
     if len(args) == 3 and args[0] in ("boards", "colour"):
         games = tuple(args.pop().split(","))
         if not set(games) <= set(REGISTERED_GAMES if args[0] == "boards" else COLOUR_GAMES):
@@ -760,7 +794,7 @@ if __name__ == "__main__":
     if not args:
         rows = measure()
     elif args[0] == "boards":
-        rows = board_rows(seeds, games or BOARD_GAMES)
+        rows = board_rows(seeds, games or BOARD_GAMES, frames_dir)
     else:
         rows = colour_rows(seeds, games or COLOUR_GAMES)
     print(format_table(TITLE, rows))
