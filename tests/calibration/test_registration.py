@@ -407,3 +407,45 @@ def test_manual_corners_off_the_leather_strip_are_refused():
         registration.register_manual(given, game, (1280, 720), image=image)
     assert no.value.reason == registration.Refusal.OFF_LINES
     assert "\n" not in str(no.value)
+
+
+def _three_frames(game, mode, seed):
+    from bench.calibration_bench import _set_up_frames
+
+    frames, truth = _set_up_frames(game, mode, seed)
+    return frames, truth, np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
+
+
+def test_where_automatic_registration_is_refused_the_clicks_register_the_strip():
+    """Dev render, Neunfeld oblique 100: the finder puts the strip at different places in
+    the three frames (refused: frames disagree), and the painted lines' fit of the bench's
+    clicks shows under 90 % of them (refused before: no way through); refitted on its own
+    lines as its reader refits them (``_on_own_lines``) the clicks register it within
+    half a millimetre."""
+    frames, truth, true = _three_frames("neunfeld", "oblique", 100)
+    with pytest.raises(RegistrationError) as refused:
+        registration.register_auto(frames, "neunfeld", n=3)
+    assert refused.value.reason == registration.Refusal.DISAGREE
+    clicks = true + np.random.default_rng(100).normal(0, 1.5, (4, 2))
+    reg = registration.register_manual(clicks, "neunfeld", (1280, 720), image=frames[0])
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 0.5
+    assert reg.fit["lines_shown"] >= registration.GIVEN_LINES_SHOWN
+
+
+def test_clicks_the_lines_do_not_follow_are_refused_with_the_numbers_to_store_them():
+    """Dev render, Neunfeld overhead 103 (1 px a mm, blurred): automatic registration and
+    the bench's clicks are both refused; the clicks' refusal gives the way through, the
+    corners as numbers to give without a frame, which store them as given (unchecked)."""
+    frames, truth, true = _three_frames("neunfeld", "overhead", 103)
+    with pytest.raises(RegistrationError):
+        registration.register_auto(frames, "neunfeld", n=3)
+    clicks = true + np.random.default_rng(103).normal(0, 1.5, (4, 2))
+    with pytest.raises(RegistrationError, match="give them again.*store them as given, "
+                                                "unchecked.*--corners '") as refused:
+        registration.register_manual(clicks, "neunfeld", (1280, 720), image=frames[0])
+    assert refused.value.reason == registration.Refusal.OFF_LINES
+    numbers = registration.parse_corners(str(refused.value).split("--corners ")[1].strip("'"))
+    assert np.abs(numbers - clicks).max() < 3.0  # as given (snapped to the edges)
+    reg = registration.register_manual(numbers, "neunfeld", (1280, 720))
+    assert np.abs(reg.corners - numbers).max() < 0.06 and reg.method == "manual"
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 5.0
