@@ -25,14 +25,30 @@ last fix first, on a crop round it only:
   else the last fix stands: **still**, or **hidden** (a hand) under ``STILL_SHARE`` of
   the fix's share. While about as much shows as when a re-fit last found nothing better
   (within ``STALE_SHARE`` either way), it is not tried again (a hand held over the
-  board costs one re-fit, not one a frame);
+  board costs one re-fit, not one a frame). Where what shows is in place but under
+  ``HIDDEN_SHARE`` of it (a hand over most of the board; at least ``GONE_SHARE``, else
+  the board may be gone: found anew or *lost*), or the re-fit moved a corner
+  over ``REFIT_PX``, the board is found anew and taken only where it shows
+  ``STILL_SHARE`` of what the board last showed, in the last fix's shape; else the last
+  fix stands as *hidden*: a find under a hand fails or settles on the hand's, the
+  pieces' and the table's edges elsewhere (kept, such a board stayed wrong for the
+  rest of the game);
+- **reshaped**: a push or a knocked camera changes the distances between the board's
+  corners in the image by under ``SHAPE_SHARE`` of its diagonal; a re-fit or a board
+  found anew near the last fix that changes them more has a side on a wrong line (a
+  tile's side polished onto an inner line of the tiles, seen obliquely): it is not
+  taken, the re-fit's outline before ``vision.board.finished``'s steps is where that
+  keeps the shape and shows as well, else the last fix stands (*hidden*); the same
+  board found again (``REFOUND_PX``) is taken (a last fix that was itself off in shape
+  does not hold for long);
 - **moved**: it shows shifted (the board was pushed, the camera knocked a little): the
   corners are re-fitted from the last ones (``fit_model``, edges looked for up to
   ``NUDGE_PX`` away, then ``vision.board.finished``'s last steps in the whole frame,
   as the board's finding ends) and kept if the pattern shows as well again;
 - **found**: too little shows: the board is found anew in the whole frame (it or the
   camera moved farther);
-- **lost**: not found either: no fix (the next frame checks the last fix again first).
+- **lost**: not found either, and what showed was not in place or under ``GONE_SHARE``:
+  no fix (the next frame checks the last fix again first).
 
 A board found anew is named as the one tracked before it where its naming comes from
 the camera rule alone (``vision.board.orient``: boards without marks read): of the
@@ -72,11 +88,19 @@ STALE_SHARE = 0.95  # ... under this share a push may hide as a hand: re-fit and
 REFIT_GAIN = 0.03  # pattern share a re-fit must show more than the last corners
 STILL_PX = 0.35  # median offset of the pattern's edges, beyond the fix's own: moved
 HIDDEN_SHARE = 0.35  # of that share still in place: a hand hides the rest
+# ... under this, the board may be gone (a table's own edges fall on 7 % of a tic-tac-toe
+# board's pattern points taken away; a hand over e-SOLO-e's board left 23 %)
+GONE_SHARE = 0.15
 NUDGE_PX = 12.0  # how far a re-fit looks for the edges of a board that moved a little
 REFIT_PX = 4.0  # a re-fit that moves a corner farther is checked by finding the board anew
 CHECK_POINTS = 400  # the pattern's points a check looks at (evenly spread)
 MARGIN_PX = 10  # crop margin round the board beyond the re-fit's reach and profiles
 RENAME_SHARE = 0.5  # a board found anew this near the last (of its size) keeps its naming
+# a push or a knocked camera changes the board's shape in the image (the distances
+# between its corners) by at most this share of its diagonal (scripted nudges: 2.1 %); a
+# fit near the last fix that changes it more has a side on a wrong line (a tile's inner one)
+SHAPE_SHARE = 0.04
+REFOUND_PX = 1.0  # a reshaped board found again this near (max corner) is taken
 
 
 @dataclass(frozen=True)
@@ -96,6 +120,7 @@ class BoardTracker:
         self.shown = 0.0  # ... when the board was last seen in place, nothing hiding more
         self.tried = -1.0  # ... when a re-fit last found nothing better (-1: none since)
         self.offset = 0.0  # median offset of the pattern's edges then (px)
+        self.refused: np.ndarray | None = None  # corners of the last reshaped find refused
 
     def _crop(self, image: np.ndarray, corners: np.ndarray):
         """(fit grey of the crop round ``corners``, the crop's origin in the frame)."""
@@ -110,6 +135,7 @@ class BoardTracker:
 
     def _keep(self, fix: BoardFix, share: float, shift: float, status: str) -> Track:
         self.last, self.reference, self.shown, self.tried = fix, share, share, -1.0
+        self.refused = None
         self.offset = shift if np.isfinite(shift) else 0.0
         return Track(fix, status)
 
@@ -132,9 +158,9 @@ class BoardTracker:
                 same = STALE_SHARE * self.tried <= share <= self.tried / STALE_SHARE
                 if (shows or in_place and same) and share >= HIDDEN_SHARE * self.reference:
                     return self._in_place(share)
-                fitted = fit_model(grey, corners, geom, wide=NUDGE_PX)
+                outline = fit_model(grey, corners, geom, wide=NUDGE_PX)
                 h, w = image.shape[:2]
-                fitted = finished(fit_grey(image), fitted + origin, geom, (w, h)) - origin
+                fitted = finished(fit_grey(image), outline + origin, geom, (w, h)) - origin
                 new_share, _, new_shift = pattern_check(grey, fitted, geom, CHECK_POINTS)
                 step = float(np.linalg.norm(fitted - corners, axis=1).max())
                 # in place, only a re-fit that shows the pattern as the board did is a
@@ -142,7 +168,7 @@ class BoardTracker:
                 enough = (new_share >= STALE_SHARE * self.shown
                           and new_share >= share + REFIT_GAIN) if in_place else (
                     new_share >= STILL_SHARE * self.reference)
-                if enough and step <= REFIT_PX:
+                if enough and step <= REFIT_PX and not self._reshaped(fitted + origin):
                     return self._keep(BoardFix(fitted + origin, self.last.corners),
                                       new_share, new_shift, "moved")
                 # a re-fit that shows the board farther off is a push (checked anew
@@ -150,7 +176,52 @@ class BoardTracker:
                 if in_place and not enough and share >= HIDDEN_SHARE * self.reference:
                     self.tried = share
                     return self._in_place(share)
+                hidden = in_place and share >= GONE_SHARE * self.reference
+                return self._found(image, grey, origin, outline, hidden)
         return self.anew(image)
+
+    def _found(self, image: np.ndarray, grey: np.ndarray, origin: np.ndarray,
+               outline: np.ndarray, hidden: bool) -> Track:
+        """The board found anew where the last fix's check and re-fit did not hold: taken
+        in the last fix's shape (``_reshaped``), and where what showed of the board was in
+        place (``hidden``: a hand over most of it, or a re-fit that moved a corner over
+        ``REFIT_PX``) only where it shows ``STILL_SHARE`` of what the board last showed;
+        a board reshaped gives way to the re-fit's ``outline`` (``fit_model``'s, before
+        ``finished``'s steps; in ``grey``, the crop round the last fix at ``origin``)
+        where that one keeps the shape and shows as well; else the last fix stands,
+        *hidden* (a find under a hand fails or settles on the hand's, the pieces' and the
+        table's edges; one after a push may put a tile's side on an inner line), or,
+        with nothing found and nothing in place, *lost*."""
+        geom = self.geom
+        fix = self.find(image, geom)
+        if fix is None:
+            return Track(self.last, "hidden") if hidden else Track(None, "lost")
+        fix = self._named_as_before(fix)
+        again = self.refused is not None and float(
+            np.linalg.norm(fix.corners - self.refused, axis=1).max()) <= REFOUND_PX
+        if again or not self._reshaped(fix.corners):
+            crop, at = self._crop(image, fix.corners)
+            share, _, shift = pattern_check(crop, fix.corners - at, geom, CHECK_POINTS)
+            if not hidden or share >= STILL_SHARE * self.shown:
+                return self._keep(fix, share, shift, "found")
+            return Track(self.last, "hidden")
+        self.refused = fix.corners
+        share, _, shift = pattern_check(grey, outline, geom, CHECK_POINTS)
+        if share >= STILL_SHARE * self.shown and not self._reshaped(outline + origin):
+            return self._keep(BoardFix(outline + origin, self.last.corners), share, shift,
+                              "moved")
+        return Track(self.last, "hidden")
+
+    def _reshaped(self, corners: np.ndarray) -> bool:
+        """Whether ``corners`` lie near the last fix's (within ``RENAME_SHARE`` of its
+        diagonal) in a shape no push gives them (``SHAPE_SHARE``)."""
+        last = self.last.corners
+        size = float(np.linalg.norm(last[0] - last[2]))
+        if np.linalg.norm(corners - last, axis=1).max() > RENAME_SHARE * size:
+            return False
+        apart = np.linalg.norm(corners[:, None] - corners[None], axis=2)
+        was = np.linalg.norm(last[:, None] - last[None], axis=2)
+        return bool(np.abs(apart - was).max() > SHAPE_SHARE * was.max())
 
     def anew(self, image: np.ndarray, keep: bool = True) -> Track:
         """The board found anew in the whole frame (``found``, or ``lost`` keeping the
