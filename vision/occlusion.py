@@ -17,6 +17,16 @@ far board the strip is a pixel or two from the table, and a dependency card or a
 lying against the edge blurs into it: the strip then differs from the look, but the
 edge still stands out against the card.
 
+The threshold's spread is the strip's quieter part's (its ``QUIET`` quantile of the
+difference): a hand over a narrow board (Neunfeld's, 25 mm deep) covers a third of its
+strip and more, and raised the median with it above its own difference from the leather.
+On leather and card an arm also comes from outside: a run counts only where the table
+beyond the edge (``TABLE_MM``, in the plane of the top) looks unlike the table within
+``REACH_MM`` of the run along the edge (``_arm_beyond``): unlike its look all round or its
+look along ``TABLE_WINDOW`` samples (a lamp's gradient), or out of view. Pawns and dice
+standing at the edge and their shadows on the strip hide the edge and differ from the
+leather as a hand does, but the table a hand's length out lies clear beside them.
+
 On a glazed (``ceramic``) board, the e-SOLO-e family's, the look is the median of the strip
 samples that look most like glaze (the upper ``GLAZE_SHARE`` by ``material_score``): an arm
 across half of the strip would otherwise become the look itself. Pieces that stand near
@@ -37,12 +47,17 @@ from vision.board import BoardFix, Geometry, homography, material_score
 STRIP_MM = (1.0, 2.5)  # the border strip: this far inside the top's edge
 STEP_MM = 2.0
 MIN_LAB = 28.0
-MIN_GLAZE = 14.0  # on glaze, where shadows count for nothing (``_distance``) ...
-GLAZE_SPREAD = 3.0  # ... and its quieter part's spread (``QUIET``) sets the threshold
-SPREAD = 4.0
+MIN_GLAZE = 14.0  # on glaze, where shadows count for nothing (``_distance``)
+GLAZE_SPREAD = 3.0  # times the quieter part's spread (``QUIET``) on glaze, ...
+SPREAD = 4.0  # ... on leather and card
 MIN_RUN_MM = 16.0
 GLAZE_SHARE = 0.25
-QUIET = 0.25
+QUIET = 0.25  # the quantile of the strip's difference taken as its spread
+TABLE_MM = (-25.0, -40.0)  # leather, card: the table a hand's arm crosses beyond the edge
+TABLE_WINDOW = 81  # samples (about 160 mm along a side): the table's look near a sample
+MIN_TABLE_LAB = 20.0  # the table differs from its look by this much, ...
+TABLE_SPREAD = 3.0  # ... and by this many times its median difference, where an arm lies
+REACH_MM = 32.0  # an arm lies beyond the edge this far along it from the run (it may slant)
 SHADOW = 0.55
 OUTSIDE_MM = (-2.0, -4.0)  # the table (or the board's side) just beyond the top's edge
 HIDDEN = 0.5
@@ -139,6 +154,43 @@ def _distance(lab: np.ndarray, look: np.ndarray, material: str) -> np.ndarray:
     return np.linalg.norm(diff, axis=2)
 
 
+def _runs(off: np.ndarray) -> list[tuple[int, int]]:
+    """(first sample, length) of each run of ``off`` along the perimeter (runs may wrap)."""
+    n = len(off)
+    if off.all():
+        return [(0, n)]
+    runs = []
+    start = int(np.argmin(off))  # begin the walk on a clear sample
+    i = 0
+    while i < n:
+        j = (start + i) % n
+        length = 0
+        while length < n and off[(j + length) % n]:
+            length += 1
+        if length:
+            runs.append((j, length))
+        i += max(length, 1)
+    return runs
+
+
+def _arm_beyond(blurred: np.ndarray, H: np.ndarray, geom: Geometry) -> np.ndarray:
+    """Where along the perimeter something lies on the table ``TABLE_MM`` beyond the edge
+    (or the table there is out of view): it differs from the table's look all round or
+    from its look along ``TABLE_WINDOW`` samples, by ``MIN_TABLE_LAB`` and
+    ``TABLE_SPREAD`` times the median difference."""
+    lab, seen, _, _ = _sample_lab(blurred, H, _strip_points(geom, TABLE_MM))
+    lab, seen = np.median(lab, axis=0), seen.any(axis=0)
+    if not seen.any():
+        return np.ones(len(seen), bool)
+    half = TABLE_WINDOW // 2
+    near = (np.arange(len(lab))[:, None] + np.arange(-half, half + 1)) % len(lab)
+    odd = ~seen
+    for look in (np.median(lab[seen], axis=0), np.median(lab[near], axis=1)):
+        dist = np.linalg.norm(lab - look, axis=-1)
+        odd |= _along(dist, 3) > max(MIN_TABLE_LAB, TABLE_SPREAD * np.median(dist[seen]))
+    return odd
+
+
 def edge_occlusion(image: np.ndarray, fix: BoardFix, geom: Geometry,
                    ignore: np.ndarray | None = None) -> Occlusion:
     """Where something lies across the board's edge in ``image`` (``ignore``: a bool
@@ -151,33 +203,24 @@ def edge_occlusion(image: np.ndarray, fix: BoardFix, geom: Geometry,
     look = _look(lab, pixels, seen, geom.material)
     dist = _distance(lab, look, geom.material)
     dist = np.median(np.where(seen, dist, 0.0), axis=0)  # over the strip's depths
-    # on glaze, the spread of its quieter part (an arm over half the edge would raise it)
+    # the spread of the strip's quieter part (a hand over much of the edge would raise it)
     glaze = geom.material == "ceramic"
-    threshold = max(MIN_GLAZE if glaze else MIN_LAB, (GLAZE_SPREAD if glaze else SPREAD)
-                    * float(np.quantile(dist, QUIET if glaze else 0.5)))
+    threshold = max(MIN_GLAZE if glaze else MIN_LAB,
+                    (GLAZE_SPREAD if glaze else SPREAD) * float(np.quantile(dist, QUIET)))
     # a short smoothing along the edge: stitching and print do not make a run
     off = _along(dist, 3) > threshold
     if off.any():  # and only where the edge itself is hidden (not where light tints the
         # strip, or a card or stone just beyond the edge blurs into it)
         outside, _, _, _ = _sample_lab(blurred, H, _strip_points(geom, OUTSIDE_MM))
         off &= _edge_hidden(lab, outside, seen.any(axis=0), off)
-    runs = []
+    if off.any() and not glaze:  # and where an arm comes from outside
+        reach = int(REACH_MM / STEP_MM)
+        arm = _arm_beyond(blurred, H, geom)
+        for j, length in _runs(off):
+            if not arm[np.arange(j - reach, j + length + reach) % len(off)].any():
+                off[np.arange(j, j + length) % len(off)] = False
     n = len(off)
-    if off.all():
-        runs.append((0.0, n * STEP_MM))
-    elif off.any():
-        start = int(np.argmin(off))  # begin the walk on a clear sample (runs may wrap)
-        i = 0
-        while i < n:
-            j = (start + i) % n
-            if off[j]:
-                length = 0
-                while length < n and off[(j + length) % n]:
-                    length += 1
-                if length * STEP_MM >= MIN_RUN_MM:
-                    runs.append((j * STEP_MM, (j + length) * STEP_MM))
-                i += length
-            else:
-                i += 1
+    runs = [(j * STEP_MM, (j + length) * STEP_MM) for j, length in _runs(off)
+            if length * STEP_MM >= MIN_RUN_MM]
     covered = sum(b - a for a, b in runs) / (n * STEP_MM)
     return Occlusion(tuple(runs), covered)

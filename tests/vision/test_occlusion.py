@@ -1,6 +1,7 @@
 """vision.occlusion: a hand across the board's edge makes the observation unstable; on
 e-SOLO-e boards tall stacks leaning across the edge in the image do not, nor does a card
-lying against the edge of a far board."""
+lying against the edge of a far board; on leather boards pieces standing at the edge do
+not, and a hand over Neunfeld's narrow strip does."""
 
 import numpy as np
 import pytest
@@ -13,16 +14,22 @@ from vision.render.frame import RenderOptions
 from vision.render.script import ScriptedGame
 
 
+def _scripted(game: str, seed: int, moves: int = 2) -> ScriptedGame:
+    """The rules' first ``moves`` legal moves played, overhead, 3 frames a second (as
+    vision.measure --occlusion plays them)."""
+    state = get_game(game).initial_state()
+    positions = [state.position.to_json()]
+    for k in range(moves):
+        state = state.apply(list(state.legal_moves)[k])
+        positions.append(state.position.to_json())
+    return ScriptedGame(game, positions, seed=seed, fps=3,
+                        options=RenderOptions(camera_mode="overhead"))
+
+
 @pytest.fixture(scope="module")
 def tyr_frames():
     """(hand frames, still frames) of a scripted Tyr game, with what edge_occlusion says."""
-    state = get_game("tyr").initial_state()
-    positions = [state.position.to_json()]
-    for k in range(2):
-        state = state.apply(list(state.legal_moves)[k])
-        positions.append(state.position.to_json())
-    script = ScriptedGame("tyr", positions, seed=3, fps=3,
-                          options=RenderOptions(camera_mode="overhead"))
+    script = _scripted("tyr", 3)
     geom = geometry("tyr")
     hands, still = [], []
     for i in range(len(script)):
@@ -175,3 +182,40 @@ def test_a_tracked_board_with_a_card_at_its_edge_is_read_without_finding_it_anew
     assert observer.status == "still" and len(finds) == 1
     assert first["stable"] and second["stable"]
     assert second["position"] == first["position"]
+
+
+def test_a_hand_over_the_neunfeld_strip_is_seen():
+    """Scripted Neunfeld, dev seed 3: the second move's hand over the board, crossing its
+    south side. It covers so much of the narrow strip that the strip's median difference,
+    the threshold's spread at 17bd8c6, rose above the hand's own (no hand frame of this
+    game was seen then)."""
+    frame = _scripted("neunfeld", 3).frame(19)
+    assert any(c["hidden_by"] == "hand" for c in frame.truth["cells"])
+    geom = geometry("neunfeld")
+    runs = edge_occlusion(frame.image, truth_fix(frame.truth), geom).runs
+    south = (geom.width + geom.depth, 2 * geom.width + geom.depth)  # clockwise from nw
+    assert any(south[0] < (a + b) / 2 < south[1] for a, b in runs)
+
+
+@pytest.mark.parametrize(("game", "seed"), [
+    ("neunfeld", 24),  # pawns at both ends, their shadows across the near side (a hand
+                       # at 17bd8c6)
+    ("tyr", 1),  # a die leaning across the far side in the lamp's light
+])
+def test_pieces_at_the_edge_of_a_still_leather_board_are_no_hand(monkeypatch, game, seed):
+    """Still renders of random positions, camera any (dev seeds): where the pieces stand
+    the strip differs from the leather and the edge is hidden, but no arm lies on the
+    table beyond."""
+    import vision.occlusion
+    from vision.render.frame import render_scene
+    from vision.render.positions import random_position
+
+    image, truth = render_scene(game, random_position(game, seed), seed,
+                                options=RenderOptions(camera_mode="any"))
+    geom, fix = geometry(game), truth_fix(truth)
+    assert not edge_occlusion(image, fix, geom).occluded
+    samples = vision.occlusion._strip_points(geom).shape[1]
+    with monkeypatch.context() as m:  # the strip alone calls them a hand
+        m.setattr(vision.occlusion, "_arm_beyond",
+                  lambda blurred, H, geom: np.ones(samples, bool))
+        assert edge_occlusion(image, fix, geom).occluded
