@@ -43,7 +43,8 @@ Steps (``find_board``):
    wins, if at least ``MIN_SUPPORT`` of its painted lines do: no board otherwise. The
    search ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
-   ``STRIP_SUPPORT``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
+   ``STRIP_SUPPORT``; on the tiles each of its sides ``ENDING_SIDE`` too,
+   ``_weakest_side``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
    far is not fitted; on a strip also each fit with its ends searched again along its
    fitted sides (``strip_ends``) and fitted again, where its pattern and its painted
    lines both show as well (``pattern_check``). On a strip whose best fit then shows
@@ -130,6 +131,10 @@ LINE_FLANK_PX = 1.0  # a painted line is compared with its sides this far past i
 MAX_HALF_PX = 6  # and at most this far from its centre
 PEAK_SHARE = 0.5  # an edge this share of the strongest one near it counts (nearest wins)
 GOOD_SUPPORT = 0.7  # a fit whose pattern shows this well ends the search
+# on the tiles only where each of its sides shows this well too (_weakest_side): a fit a
+# field along the tile, its end on a field's outline, showed 73..81 % and ended the search
+# (dev 24, 154: that end 0.07..0.28, the board's ends 0.57..0.65)
+ENDING_SIDE = 0.3
 # on a strip its painted lines too must show this well (a fit with its short ends off
 # still shows most of the pattern)
 STRIP_SUPPORT = 0.9
@@ -1077,7 +1082,9 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
             shown = max(shown, s)
             if s > best[0] and (not late or s >= LATE_BELOW):
                 best = (s, corners, start)
-                done = stop >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT)
+                done = stop >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT) \
+                    and (geom.material != "ceramic" or _weakest_side(grey, corners, geom)
+                         >= ENDING_SIDE)
         if not rigid:
             fitted_from.append((shown, True, score, inset, quad, start))
     if best[1] is None:
@@ -1176,6 +1183,12 @@ def _side_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     beyond = (strength >= MIN_LINE) & (np.abs(off) <= 1.0)
     shown = _in_place(grey, corners, geom, np.concatenate([outline, lines]), sign)[0]
     return (float(shown.sum()) - float(beyond.sum())) / len(shown)
+
+
+def _weakest_side(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
+    """How well the board's side that shows least at ``corners`` shows (``_side_shown``)."""
+    sign = _signs(grey, corners, geom, edge_model(geom))
+    return min(_side_shown(grey, corners, geom, side, sign) for side in _side_points(geom))
 
 
 def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
