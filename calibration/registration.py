@@ -163,6 +163,15 @@ OWN_LINES = {"cubes": "vision.read_cubes", "neunfeld": "vision.read_neunfeld"}
 #: oblique 102 0.34 -> 0.39, overhead 100 0.68 -> 0.76
 GRID_PASSES = 3
 GRID_STILL_MM = 0.05
+#: ... and on Neunfeld's strip then each long side moved onto its stitching
+#: (``_on_stitching``: light, ``vision.board.LEATHER_STITCH_MM`` inside the edge), sought
+#: this far either side: the finder and the reader's refit held both long sides on the
+#: stitching, the strip 3..4 mm too narrow (dev Neunfeld 108..115: overhead 109 1.62 ->
+#: 0.65 mm, oblique 109 2.11 -> 0.53, 112 0.75 -> 0.53; 111 and 113, 2.3 and 3.5 mm
+#: off, lie past it, and 4 mm reached them but moved sound sides onto the table: 108
+#: 0.28 -> 4.9 mm, 114 0.25 -> 3.5 by hand; worse with 2.5 mm: oblique 108 0.40 -> 0.68,
+#: none over 1 mm; dev 100..107 within 0.1 mm but oblique 103, 5.85 -> 7.64)
+STITCH_SHIFT_MM = 2.5
 #: given corners refitted on the own lines where the painted lines' fit was refused
 #: (``_fit_given_pattern``) are kept only where this share of the painted lines then lie
 #: in place: dev Neunfeld oblique 100, 101, 106 showed 0.88..0.96 (0.3..0.7 mm off),
@@ -717,7 +726,51 @@ def _on_own_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.n
         return corners
     reader = importlib.import_module(OWN_LINES[geom.game])
     corners = reader.refine(grey, BoardFix(corners, corners), geom).corners
-    return _on_grid(grey, corners, geom) if geom.game == "cubes" else corners
+    if geom.game == "cubes":
+        return _on_grid(grey, corners, geom)
+    for _ in range(LINE_FITS):
+        corners = _on_stitching(grey, corners, geom)
+    return corners
+
+
+def _on_stitching(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """Neunfeld's ``corners`` with each long side moved to where the profile across it
+    (``PROFILE_MM``, the mean along the side) is fitted best by least squares with its
+    stitching (a line of the board's polarity ``LEATHER_STITCH_MM`` inside the edge) and
+    the edge (a step), blurred by each of ``BLUR_MM`` and shifted by up to
+    ``STITCH_SHIFT_MM``; a side is kept where that is blurred ``BLUR_REFUSE_MM`` or more
+    or lies at the search's end."""
+    from vision.board import LEATHER_STITCH_MM
+
+    inset, polarity = LEATHER_STITCH_MM[geom.game], edge_model(geom).polarity
+    grey = np.asarray(grey, np.float32)
+    H = homography(corners, geom)
+    reach, step = PROFILE_MM
+    off = np.arange(-reach, reach + step / 2, step)
+    shifts = np.arange(-STITCH_SHIFT_MM, STITCH_SHIFT_MM + 1e-9, 0.05)
+    x = off[None, :] - shifts[:, None]  # the profile's offsets from the stitching shifted
+    mm = geom.corners_mm()
+    for side in (0, 2):
+        normal = OUTWARD[side]
+        along = np.array([-normal[1], normal[0]])
+        t = np.arange(-geom.width / 2 + inset + 1.5, geom.width / 2 - inset - 1.5, 1.0)
+        pts = (geom.depth / 2 - inset + off)[:, None, None] * normal + t[None, :, None] * along
+        prof = _sampled(grey, H, pts.reshape(-1, 2)).reshape(len(off), len(t)).mean(axis=1)
+        best = (np.inf, 0.0, 0.0)  # residual, shift, blur
+        for blur in BLUR_MM:
+            z = math.sqrt(2) * blur
+            line = 0.5 * (_erf((x + geom.line_mm / 2) / z) - _erf((x - geom.line_mm / 2) / z))
+            edge = 0.5 * (1 + _erf((x - inset) / z))
+            for k, shift in enumerate(shifts):
+                A = np.column_stack([np.ones_like(off), line[k], edge[k]])
+                coef = np.linalg.lstsq(A, prof, rcond=None)[0]
+                residual = float(np.sum((A @ coef - prof) ** 2))
+                if coef[1] * polarity > 0 and residual < best[0]:
+                    best = (residual, float(shift), blur)
+        _, shift, blur = best
+        if blur < BLUR_REFUSE_MM and abs(shift) < STITCH_SHIFT_MM - 0.05:
+            mm[[side, side + 1]] += shift * normal
+    return _project(H, mm)
 
 
 def _on_grid(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
