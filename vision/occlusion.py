@@ -5,9 +5,8 @@ edge. ``edge_occlusion`` walks the board's border strip (``STRIP_MM`` inside the
 edge, on the board plane, every ``STEP_MM``): nothing of a game lies there, so the strip
 looks like the board's own material all round (its median look). A stretch of at least
 ``MIN_RUN_MM`` whose Lab differs from that look by more than the threshold (``MIN_LAB``,
-or ``SPREAD`` times the strip's median difference where the material is
-busier) is
-something lying across the edge: a hand, an arm or a sleeve. Works for every game (the
+or ``SPREAD`` times the spread of the strip's quieter part where the material is busier)
+is something lying across the edge: a hand, an arm or a sleeve. Works for every game (the
 strip is plain glaze, leather or printed band).
 
 An arm hides the board's edge, light and what lies beside the board do not: a stretch
@@ -25,7 +24,8 @@ beyond the edge (``TABLE_MM``, in the plane of the top) looks unlike the table w
 ``REACH_MM`` of the run along the edge (``_arm_beyond``): unlike its look all round or its
 look along ``TABLE_WINDOW`` samples (a lamp's gradient), or out of view. Pawns and dice
 standing at the edge and their shadows on the strip hide the edge and differ from the
-leather as a hand does, but the table a hand's length out lies clear beside them.
+leather as a hand does, but the table 25..40 mm out lies clear beside them, unless a die
+lies there (Neunfeld's dice lie beside its board: its remaining false hands).
 
 On a glazed (``ceramic``) board, the e-SOLO-e family's, the look is the median of the strip
 samples that look most like glaze (the upper ``GLAZE_SHARE`` by ``material_score``): an arm
