@@ -49,9 +49,11 @@ Steps (``find_board``):
    fitted sides (``strip_ends``) and fitted again, where its pattern and its painted
    lines both show as well (``pattern_check``). On a strip whose best fit then shows
    under ``LATE_BELOW``, last the
-   strips between its colour masks' straight edges (``_mask_strips``; on a gingham cloth
-   no other start lies near it) are aligned and fitted, under no bar and raising none;
-   one wins only where it shows ``LATE_BELOW`` or more. On the tiles each side of the
+   strips ranked after ``STRIPS`` up to ``MORE_STRIPS`` (their ends also searched along
+   them), then the strips between its colour masks' straight edges (``_mask_strips``; on
+   a gingham cloth no other start lies near it) are aligned and fitted
+   (``_late_strips``), under no bar and raising none; one wins only where it shows
+   ``LATE_BELOW`` or more. On the tiles each side of the
    chosen fit is then tried farther out (``_pushed_out``); on a strip it is fitted again
    with each outline side's step sought the other way (``_off_side_face``: a near side
    on its side face's foot moves to the top's edge), then moved onto its painted lines
@@ -98,6 +100,8 @@ STRIPS = 4  # strips fitted per frame
 MASK_STRIPS = 1  # strips between each colour mask's edges fitted, last (_mask_strips)
 LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
 # and one of them wins only where it shows this or more
+MORE_STRIPS = 8  # there first the strips ranked after STRIPS up to this (_late_strips:
+# found 4 of dev 0..199's 13 boards not found, 3 of them found wrong before; 6 found 2)
 BANDED = 1  # strips of colour regions merged with pieces fitted per frame (_banded_strips)
 BANDED_AREA = (0.0005, 0.2)  # of the frame: such regions' sizes
 RARE_COLOURS = (4, 8)  # a table's commonest colours (rarity), each count's own mask
@@ -526,6 +530,25 @@ def _mask_strips(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> 
         pairs = _strip_pairs(small, _straight_edges(mask), geom)
         _distinct(((q + 0.5) / scale - 0.5 for q in pairs), len(out) + MASK_STRIPS, out)
     return out[len(quads):]
+
+
+def _late_strips(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
+    """(candidate, named corners to align from): the strips ranked after ``STRIPS`` up to
+    ``MORE_STRIPS`` apart from ``quads``, each also with its ends searched along it
+    (``strip_ends``), then the ``_mask_strips``."""
+    small, scale = _small(image)
+    more = list(quads)
+    _distinct(((q + 0.5) / scale - 0.5 for q in _strip_pairs(
+        small, _straight_edges(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)), geom)[STRIPS:]),
+        len(more) + MORE_STRIPS - STRIPS, more)
+    for quad in more[len(quads):]:
+        named = name_corners(quad, geom)
+        yield quad, named
+        ends = strip_ends(image, named, geom)
+        if np.abs(ends - named).max() > ENDS_MOVED * np.linalg.norm(named[1] - named[0]):
+            yield quad, ends
+    for quad in _mask_strips(image, quads, geom):
+        yield quad, name_corners(quad, geom)
 
 
 def _strip_pairs(small: np.ndarray, edges: list, geom: Geometry) -> list[np.ndarray]:
@@ -1013,16 +1036,16 @@ def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted
     (``align``'s ``rigid``: where pieces hide the board's far edge, the free corners
     follow the pieces' edges, a view cannot without leaving its near edge and sides);
     last, on a strip whose best fit so far (``best_shown()``) shows under ``LATE_BELOW``,
-    the strips between its colour masks' edges (``_mask_strips``, ``late``: their fits
-    win only where they show ``LATE_BELOW`` or more)."""
+    the ``_late_strips`` (``late``: their fits win only where they show ``LATE_BELOW``
+    or more)."""
     for rigid, inset, quad, start in _starts(image, quads, geom):
         yield rigid, False, inset, quad, start
     for *_, inset, quad, start in sorted(fitted, key=lambda f: (-f[0], -f[1], -f[2])
                                          )[:RIGID_TRIES]:
         yield True, False, inset, quad, start
     if geom.aspect >= STRIP_ASPECT and best_shown() < LATE_BELOW:
-        for quad in _mask_strips(image, quads, geom):
-            yield False, True, 0.0, quad, name_corners(quad, geom)
+        for quad, start in _late_strips(image, quads, geom):
+            yield False, True, 0.0, quad, start
 
 
 def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
