@@ -101,7 +101,7 @@ MASK_STRIPS = 1  # strips between each colour mask's edges fitted, last (_mask_s
 LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
 # and one of them wins only where it shows this or more
 MORE_STRIPS = 8  # there first the strips ranked after STRIPS up to this (_late_strips:
-# found 4 of dev 0..199's 13 boards not found, 3 of them found wrong before; 6 found 2)
+# found 4 of dev 0..199's 13 boards not found, all 4 found wrong before; 6 found 2)
 BANDED = 1  # strips of colour regions merged with pieces fitted per frame (_banded_strips)
 BANDED_AREA = (0.0005, 0.2)  # of the frame: such regions' sizes
 RARE_COLOURS = (4, 8)  # a table's commonest colours (rarity), each count's own mask
