@@ -141,6 +141,21 @@ def warp(image: np.ndarray, image_pts: np.ndarray, order: list[int], size: int) 
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+def boxes_mask(shape: tuple, pose, boxes: list[tuple], dist=None) -> np.ndarray:
+    """Bool image mask (``shape``: the image's) of what the upright ``boxes`` ((u, v,
+    half side, z0, z1) board frame mm) cover as the camera at ``pose`` (a
+    ``vision.grid.BoardPose``; ``dist`` its lens distortion where given) sees them: each
+    box's projected corners' convex hull. The readers' ``covered``: pieces leaning across
+    the board's edge in the image, which ``vision.occlusion.edge_occlusion`` ignores."""
+    from vision.stack_height import box, project  # (it imports this module)
+
+    mask = np.zeros(shape[:2], np.uint8)
+    for u, v, half, z0, z1 in boxes:
+        corners = project(pose, box(u, v, half, z0, z1), dist)
+        cv2.fillConvexPoly(mask, cv2.convexHull(np.round(corners).astype(np.int32)), 1)
+    return mask.astype(bool)
+
+
 def hidden(points: np.ndarray, camera: np.ndarray, boxes: list[tuple]) -> np.ndarray:
     """Per point (board frame, (N, 3)): whether its line of sight to ``camera`` passes
     through one of ``boxes`` ((u0, u1, v0, v1, z0, z1)), by the slab test."""

@@ -53,7 +53,6 @@ from vision.stack_height import (
     FLAT_PRIOR,
     PRIOR,
     background_models,
-    box,
     measure_heights,
     project,
     stacks_mask,
@@ -989,20 +988,16 @@ def covered(image: np.ndarray, fix: BoardFix, geom: Geometry, reading: Reading,
     not read surely (``HEIGHT_SURE``; a field read empty but not surely as one cube).
     ``vision.occlusion.edge_occlusion`` ignores the edge under it: a tall stack leaning
     across the board's edge in the image is no hand."""
-    h, w = image.shape[:2]
     frame = _Frame(image, fix, geom, calibration)
     sure = {u["path"]: u["confidence"] for u in reading.uncertain}
-    mask = np.zeros((h, w), np.uint8)
     grow = CUBE_MM / 2 + PLAY_MM
+    boxes = []
     for i, (stack, (_, u, v, _)) in enumerate(zip(reading.position["cells"], geom.cells,
                                                   strict=True)):
         n = len(stack) + (sure.get(f"cells.{i}", 1.0) < HEIGHT_SURE)
-        if not n:
-            continue
-        corners = project(frame.pose, box(u, v, grow, 0.0, min(n, 4) * CUBE_MM), frame.dist)
-        hull = cv2.convexHull(np.round(corners).astype(np.int32))
-        cv2.fillConvexPoly(mask, hull, 1)
-    return mask.astype(bool)
+        if n:
+            boxes.append((u, v, grow, 0.0, min(n, 4) * CUBE_MM))
+    return cg.boxes_mask(image.shape, frame.pose, boxes, frame.dist)
 
 
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,

@@ -45,6 +45,7 @@ import numpy as np
 
 from rules.miwin import BY_COLOUR
 from vision.board import LEATHER_LIP_MM, LEATHER_STITCH_MM, BoardFix, Geometry, homography
+from vision.cube_geometry import boxes_mask
 from vision.grid import BoardPose, board_pose, robust_lstsq, square_crop
 from vision.piece_colours import measured
 from vision.read_miwin import COLOURS, DIE_MM, dice_tops, find_dice, pose_plane
@@ -53,6 +54,8 @@ from vision.reading import Reading
 PAWN_PLANES_MM = (6.0, 12.0, 21.5)  # the pawn's foot, body and head above the board
 PAWN_TOP_MM = 26.5  # a pawn's height (vision.render.pieces.pawn_solids) ...
 PAWN_FOOT_MM = 9.0  # ... and its foot's radius
+COVER_PLAY_MM = 3.0  # a piece this far off where it is read (``covered``; the renders'
+#   pawns: up to 3 mm off their place)
 NO_DICE_MM = 4.0  # no die's top lies this close to the board and its pawns (the pawn's foot)
 PAWN_DISC_MM = 4.0  # radius of the disc compared per field (inside the pawn at each)
 PAWN_DEV = 14.0  # mean Lab distance from the empty field's look: a pawn stands there
@@ -566,9 +569,10 @@ def _holders(found: dict, tops: dict, pawns: list[int], geom: Geometry) -> dict:
     return out
 
 
-def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
-         calibration: dict | None = None) -> Reading:
-    """The position of a Neunfeld board in ``image``."""
+def _dice(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | None
+          ) -> tuple[BoardPose, np.ndarray, np.ndarray, dict]:
+    """(the board's pose on the fix ``refine``d, the homography of the dice's tops' plane,
+    the camera's centre over it, the dice ``find_dice`` finds by colour)."""
     fix = refine(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), fix, geom)
     board = pose(fix, geom, image, calibration)
     top = DIE_MM - geom.thickness  # the dice's tops, above the board's top
@@ -576,6 +580,41 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     found = find_dice(image, H, fix.corners, (-DICE_U_MM, DICE_U_MM, -DICE_V_MM, DICE_V_MM),
                       camera, _no_dice(geom, camera, top),
                       colours=measured(calibration, "neunfeld"))
+    return board, H, camera, found
+
+
+def covered(image: np.ndarray, fix: BoardFix, geom: Geometry, reading: Reading,
+            calibration: dict | None = None) -> np.ndarray:
+    """Bool image mask of what the pieces of ``reading`` may cover: each pawn at its place
+    and those its alternatives name where it is in doubt, and each die found (as ``read``
+    finds them), as upright boxes grown by ``COVER_PLAY_MM`` (``cube_geometry.boxes_mask``).
+    ``vision.occlusion.edge_occlusion`` ignores the edge under it: a pawn or a die at the
+    board's edge leans across it in an oblique image, and is no hand."""
+    board, _, _, found = _dice(image, fix, geom, calibration)
+    places = set(reading.position["pawns"])
+    for entry in reading.uncertain:
+        if entry["path"].startswith("pawns."):
+            places.update(place for place, _ in entry.get("alternatives", ()))
+    half = PAWN_FOOT_MM + COVER_PLAY_MM
+    boxes = []
+    for place in places:
+        if 1 <= place <= 9:
+            boxes.append((geom.cells[place - 1][1], geom.cells[place - 1][2], half, 0.0,
+                          PAWN_TOP_MM))
+        else:  # at its start, on the table (A's west, B's east)
+            u = (1 if place else -1) * (geom.width / 2 + START_MM)
+            boxes.append((u, 0.0, half, -geom.thickness, PAWN_TOP_MM - geom.thickness))
+    die_half = DIE_MM / np.sqrt(2) + COVER_PLAY_MM  # turned any way about its axis
+    boxes += [(die.u, die.v, die_half, -geom.thickness, DIE_MM - geom.thickness)
+              for die in found.values() if die is not None]
+    dist = None if calibration is None else calibration.get("dist")
+    return boxes_mask(image.shape, board, boxes, dist if board.calibrated else None)
+
+
+def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
+         calibration: dict | None = None) -> Reading:
+    """The position of a Neunfeld board in ``image``."""
+    board, H, camera, found = _dice(image, fix, geom, calibration)
     seen = [found[c] for c in COLOURS if found[c] is not None]
     planes = [board.plane_homography(z) for z in PAWN_PLANES_MM]
     hidden = np.array([_hidden(P, H, board.plane_homography(-geom.thickness), seen, geom)

@@ -16,13 +16,16 @@ from __future__ import annotations
 import numpy as np
 
 from vision.board import BoardFix, Geometry
+from vision.cube_geometry import boxes_mask
+from vision.grid import BoardPose, board_pose
 from vision.piece_colours import measured
-from vision.read_miwin import COLOURS, dice_tops, find_dice, plane
+from vision.read_miwin import COLOURS, DIE_MM, dice_tops, find_dice, pose_plane
 from vision.reading import Reading
 
 MARGIN_MM = 60.0
 FIELD_MM = 25.0  # vision.render.scene.board_spec("tyr"): 9 fields of 25 mm
 EDGE_SLACK_MM = 4.0  # a centre this close to a field's edge: the neighbour is the alternative
+COVER_PLAY_MM = 3.0  # a die's box grown this much (``covered``: its place found a little off)
 
 
 def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
@@ -50,16 +53,44 @@ def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
     return [row, col], conf, alt
 
 
-def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
-         calibration: dict | None = None) -> Reading:
-    """The position of a Tyr board in ``image``."""
-    H, camera = plane(fix, geom, image, calibration)
+def _dice(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | None
+          ) -> tuple[BoardPose, np.ndarray, dict]:
+    """(the board's pose, the homography of the plane of the tops of dice on the board,
+    the dice ``find_dice`` finds by colour on it)."""
+    K = dist = None
+    if calibration is not None:
+        K, dist = calibration.get("K"), calibration.get("dist")
+    board = board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist)
+    H, camera = pose_plane(board, DIE_MM)
     w, d = geom.width / 2 + MARGIN_MM, geom.depth / 2 + MARGIN_MM
     half = 4.5 * FIELD_MM  # a die whose pips do not show is sought on the board only
     found = find_dice(image, H, fix.corners, (-w, w, -d, d), camera,
                       faint_on=np.array([[-half, -half], [half, -half], [half, half],
                                          [-half, half]]),
                       colours=measured(calibration, "tyr"))
+    return board, H, found
+
+
+def covered(image: np.ndarray, fix: BoardFix, geom: Geometry, reading: Reading,
+            calibration: dict | None = None) -> np.ndarray:
+    """Bool image mask of what the dice found (as ``read`` finds them) may cover: each an
+    upright box from the table to a die's top over the board, turned any way about its
+    axis and grown by ``COVER_PLAY_MM`` (``cube_geometry.boxes_mask``).
+    ``vision.occlusion.edge_occlusion`` ignores the edge under it: a die at the board's
+    edge leans across it in an oblique image, and is no hand. (``reading`` is not needed:
+    a die beside the board has no place in it.)"""
+    board, _, found = _dice(image, fix, geom, calibration)
+    half = DIE_MM / np.sqrt(2) + COVER_PLAY_MM
+    boxes = [(die.u, die.v, half, -geom.thickness, DIE_MM) for die in found.values()
+             if die is not None]
+    dist = None if calibration is None else calibration.get("dist")
+    return boxes_mask(image.shape, board, boxes, dist if board.calibrated else None)
+
+
+def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
+         calibration: dict | None = None) -> Reading:
+    """The position of a Tyr board in ``image``."""
+    _, H, found = _dice(image, fix, geom, calibration)
     dice: dict[str, dict] = {}
     reading = Reading({"dice": dice})
     on_board, near = [], []  # near: beside the board, its place in doubt
