@@ -587,16 +587,17 @@ def covered(image: np.ndarray, fix: BoardFix, geom: Geometry, reading: Reading,
             calibration: dict | None = None) -> np.ndarray:
     """Bool image mask of what the pieces of ``reading`` may cover: each pawn at its place
     and those its alternatives name where it is in doubt, and each die found (as ``read``
-    finds them), as upright boxes grown by ``COVER_PLAY_MM`` (``cube_geometry.boxes_mask``).
+    found, ``reading.pieces``), as upright boxes grown by ``COVER_PLAY_MM``
+    (``cube_geometry.boxes_mask``).
     ``vision.occlusion.edge_occlusion`` ignores the edge under it: a pawn or a die at the
     board's edge leans across it in an oblique image, and is no hand."""
-    board, _, _, found = _dice(image, fix, geom, calibration)
+    board, boxes = reading.pieces
     places = set(reading.position["pawns"])
     for entry in reading.uncertain:
         if entry["path"].startswith("pawns."):
             places.update(place for place, _ in entry.get("alternatives", ()))
     half = PAWN_FOOT_MM + COVER_PLAY_MM
-    boxes = []
+    boxes = list(boxes)
     for place in places:
         if 1 <= place <= 9:
             boxes.append((geom.cells[place - 1][1], geom.cells[place - 1][2], half, 0.0,
@@ -604,9 +605,6 @@ def covered(image: np.ndarray, fix: BoardFix, geom: Geometry, reading: Reading,
         else:  # at its start, on the table (A's west, B's east)
             u = (1 if place else -1) * (geom.width / 2 + START_MM)
             boxes.append((u, 0.0, half, -geom.thickness, PAWN_TOP_MM - geom.thickness))
-    die_half = DIE_MM / np.sqrt(2) + COVER_PLAY_MM  # turned any way about its axis
-    boxes += [(die.u, die.v, die_half, -geom.thickness, DIE_MM - geom.thickness)
-              for die in found.values() if die is not None]
     dist = None if calibration is None else calibration.get("dist")
     return boxes_mask(image.shape, board, boxes, dist if board.calibrated else None)
 
@@ -623,7 +621,9 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     lean = float(np.degrees(np.arccos(np.clip(-board.R[2, 2], -1.0, 1.0))))
     pawns, pconfs, palts = _pawns(image, planes, starts, geom, hidden, lean < LOOKS_LEAN_DEG)
     dice: dict[str, dict] = {}
-    reading = Reading({"pawns": pawns, "dice": dice})
+    die_half = DIE_MM / np.sqrt(2) + COVER_PLAY_MM  # turned any way about its axis
+    reading = Reading({"pawns": pawns, "dice": dice}, pieces=(board, [
+        (die.u, die.v, die_half, -geom.thickness, DIE_MM - geom.thickness) for die in seen]))
     for i in range(2):
         reading.add(pconfs[i], f"pawns.{i}", 0.9, palts[i])
     tops = dict(zip([d.colour for d in seen], dice_tops(image, H, seen, calibration),

@@ -73,16 +73,12 @@ def _dice(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | 
 
 def covered(image: np.ndarray, fix: BoardFix, geom: Geometry, reading: Reading,
             calibration: dict | None = None) -> np.ndarray:
-    """Bool image mask of what the dice found (as ``read`` finds them) may cover: each an
-    upright box from the table to a die's top over the board, turned any way about its
+    """Bool image mask of what the dice ``read`` found (``reading.pieces``) may cover: each
+    an upright box from the table to a die's top over the board, turned any way about its
     axis and grown by ``COVER_PLAY_MM`` (``cube_geometry.boxes_mask``).
     ``vision.occlusion.edge_occlusion`` ignores the edge under it: a die at the board's
-    edge leans across it in an oblique image, and is no hand. (``reading`` is not needed:
-    a die beside the board has no place in it.)"""
-    board, _, found = _dice(image, fix, geom, calibration)
-    half = DIE_MM / np.sqrt(2) + COVER_PLAY_MM
-    boxes = [(die.u, die.v, half, -geom.thickness, DIE_MM) for die in found.values()
-             if die is not None]
+    edge leans across it in an oblique image, and is no hand."""
+    board, boxes = reading.pieces
     dist = None if calibration is None else calibration.get("dist")
     return boxes_mask(image.shape, board, boxes, dist if board.calibrated else None)
 
@@ -90,9 +86,12 @@ def covered(image: np.ndarray, fix: BoardFix, geom: Geometry, reading: Reading,
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Tyr board in ``image``."""
-    _, H, found = _dice(image, fix, geom, calibration)
+    board, H, found = _dice(image, fix, geom, calibration)
     dice: dict[str, dict] = {}
-    reading = Reading({"dice": dice})
+    half = DIE_MM / np.sqrt(2) + COVER_PLAY_MM  # a die turned any way about its axis
+    reading = Reading({"dice": dice}, pieces=(board, [
+        (die.u, die.v, half, -geom.thickness, DIE_MM) for die in found.values()
+        if die is not None]))
     on_board, near = [], []  # near: beside the board, its place in doubt
     for colour in COLOURS:
         die = found[colour]

@@ -15,11 +15,16 @@ class Reading:
     """``position``: the observation's position object. ``confidences``: one per element
     read (the observation's confidence is their minimum). ``uncertain``: the entries of the
     ``uncertain`` extension (docs/observation-extensions.md): path, confidence and, where
-    known, the next most likely readings as ``alternatives`` [[value, probability], ...]."""
+    known, the next most likely readings as ``alternatives`` [[value, probability], ...].
+    ``pieces``: where the reader found pieces that may lean across the board's edge in the
+    image, as the board's pose (``vision.grid.BoardPose``) and upright boxes (u, v, half
+    side, z0, z1; board frame mm), for its ``covered`` mask (``cube_geometry.boxes_mask``)
+    without searching the image again; None where it records none."""
 
     position: dict
     confidences: list[float] = field(default_factory=list)
     uncertain: list[dict] = field(default_factory=list)
+    pieces: tuple | None = None
 
     def add(self, confidence: float, path: str | None = None, threshold: float = 0.9,
             alternatives: list | None = None) -> None:

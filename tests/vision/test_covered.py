@@ -88,7 +88,8 @@ def test_tyr_masks_the_dice_found_and_nothing_without_them(monkeypatch):
             assert mask[int(round(y / w)), int(round(x / w))]
     monkeypatch.setattr(read_tyr, "find_dice", lambda *a, **k: dict.fromkeys(
         read_tyr.COLOURS))
-    assert not read_tyr.covered(image, fix, geom, reading).any()
+    none_found = read_tyr.read(image, fix, geom)
+    assert not read_tyr.covered(image, fix, geom, none_found).any()
 
 
 def test_a_hand_over_the_neunfeld_strip_is_still_seen_beside_the_pawns_mask():
