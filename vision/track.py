@@ -364,7 +364,10 @@ def main(argv: list[str] | None = None) -> int:
         seeds = (list(range(int(first), int(last) + 1)) if last
                  else [int(s) for s in args.seeds.split(",")])
     except ValueError:
-        parser.error(f"--seeds {args.seeds!r}: not FIRST-LAST or a comma-separated list")
+        seeds = []
+    if not seeds:
+        parser.error(f"--seeds {args.seeds!r}: not FIRST-LAST (FIRST <= LAST) or a "
+                     "comma-separated list")
     cv2.setNumThreads(1)
     print(f"per scene: frames, wrong (mean corner error over {WRONG_PX:g} px), lost (no fix "
           "while the board is in view), mean error of the frames with a fix; per status: "
