@@ -367,6 +367,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --full, e-SOLO-e family: the errors by kind (error_kinds) "
                              "over the found boards")
     args = parser.parse_args(argv)
+    from vision.render.scene import GAMES
+
+    unknown = [g for g in args.games.split(",") if g not in GAMES]
+    if unknown:
+        parser.error(f"--games: unknown {', '.join(map(repr, unknown))} (known: "
+                     f"{', '.join(GAMES)})")
     if args.as_observed and not (args.full and args.truth_board):
         parser.error("--as-observed goes with --full --truth-board (--full alone already "
                      "measures vision.observe)")

@@ -29,3 +29,10 @@ def test_frames_without_occlusion_is_refused(capsys):
         main(["--frames", "/tmp/nowhere", "--games", "tyr"])
     assert exit_.value.code == 2
     assert "--frames goes with --occlusion" in capsys.readouterr().err
+
+
+def test_an_unknown_game_is_named(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--games", "tyr,tictac", "--n", "0"])
+    assert exit_.value.code == 2
+    assert "--games: unknown 'tictac'" in capsys.readouterr().err
