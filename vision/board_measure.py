@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.board import CORNER_NAMES, find_board, geometry
-from vision.render.scene import GAMES
+from vision.render.scene import GAMES, named_games
 
 FOUND_PX = 10.0  # vision.measure's threshold
 
@@ -101,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clock", default="wall", choices=("wall", "cpu"))
     parser.add_argument("--save", metavar="FILE", help="each frame's result, JSON lines")
     args = parser.parse_args(argv)
+    try:
+        games = named_games(args.games)
+    except ValueError as error:
+        parser.error(str(error))
     cameras = args.camera.split(",")
     if args.frames and len(cameras) > 1:
         parser.error("--frames holds one camera mode's frames: name one --camera")
@@ -110,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         print("| game | camera | found | located | corner error median / p95 | all corners "
               "<= 1.5 px | find median / p95 |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
-        for game in args.games.split(","):
+        for game in games:
             for camera in cameras:
                 print(measure(game, camera, args.n, args.start, args.frames, args.clock,
                               save), flush=True)

@@ -367,12 +367,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --full, e-SOLO-e family: the errors by kind (error_kinds) "
                              "over the found boards")
     args = parser.parse_args(argv)
-    from vision.render.scene import GAMES
+    from vision.render.scene import named_games
 
-    unknown = [g for g in args.games.split(",") if g not in GAMES]
-    if unknown:
-        parser.error(f"--games: unknown {', '.join(map(repr, unknown))} (known: "
-                     f"{', '.join(GAMES)})")
+    try:
+        games = named_games(args.games)
+    except ValueError as error:
+        parser.error(str(error))
     if args.as_observed and not (args.full and args.truth_board):
         parser.error("--as-observed goes with --full --truth-board (--full alone already "
                      "measures vision.observe)")
@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         if not set(cameras) <= {"overhead", "oblique"}:
             parser.error(f"--camera {args.camera!r}: with --occlusion, overhead and/or oblique "
                          "(the still renders' camera is any)")
-        for game in args.games.split(","):
+        for game in games:
             for camera in cameras:
                 seen, hands, false, still = occlusion_rates(game, hand_seeds, camera=camera)
                 print(f"{game:17s} {camera:8s} hand frames seen {seen} of {hands}, still "
@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{renders} (seeds {args.start}..{args.start + args.n - 1})", flush=True)
         return 0
     if args.full:
-        for game in args.games.split(","):
+        for game in games:
             for camera in args.camera.split(","):
                 frames = evaluate(game, range(args.start, args.start + args.n), camera,
                                   args.truth_board, args.as_observed, args.jitter)
@@ -413,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
                     kinds = sum((f.kinds for f in frames), Counter())
                     print("    " + ", ".join(f"{k} {v}" for k, v in kinds.items()), flush=True)
         return 0
-    for game in args.games.split(","):
+    for game in games:
         for camera in args.camera.split(","):
             print(measure(game, camera, args.n, args.start).line(), flush=True)
     return 0

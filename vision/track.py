@@ -368,11 +368,17 @@ def main(argv: list[str] | None = None) -> int:
     if not seeds:
         parser.error(f"--seeds {args.seeds!r}: not FIRST-LAST (FIRST <= LAST) or a "
                      "comma-separated list")
+    from vision.render.scene import named_games
+
+    try:
+        games = named_games(args.games)
+    except ValueError as error:
+        parser.error(str(error))
     cv2.setNumThreads(1)
     print(f"per scene: frames, wrong (mean corner error over {WRONG_PX:g} px), lost (no fix "
           "while the board is in view), mean error of the frames with a fix; per status: "
           "frames (ms a frame, over 1.5 px at a corner, wrong, mean error)")
-    for game in args.games.split(","):
+    for game in games:
         for camera in args.camera.split(","):
             scenes = []
             for seed in seeds:

@@ -4,6 +4,7 @@ import json
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.board_measure import frame
 
@@ -20,3 +21,12 @@ def test_frames_of_the_bench_and_of_tableref_render_are_read_alike(tmp_path):
         got, want = frame("esoloe", 5, "any", str(tmp_path / folder))
         assert (got == image).all()
         assert want.tolist() == [corners[k] for k in ("nw", "ne", "se", "sw")]
+
+
+def test_an_unknown_game_is_named(capsys):
+    from vision.board_measure import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--games", "nosuch", "--n", "0"])
+    assert exit_.value.code == 2
+    assert "--games: unknown 'nosuch'" in capsys.readouterr().err

@@ -240,6 +240,6 @@ def test_the_measure_counts_wrong_and_lost_frames_per_scene_and_in_all(monkeypat
     assert "seed 7: 5 frames, wrong 1, lost 1, mean error 2.59 px" in out
     assert "all 1: 5 frames, wrong 1, lost 1," in out and "lost or wrong 1" in out
     assert vision.track._in_view(truth, (h, w)) and not vision.track._in_view(truth - 600, (h, w))
-    for bad in ("1-x", "5-3"):  # not a number; an empty range
-        with pytest.raises(SystemExit):
-            vision.track.main(["--seeds", bad])
+    for bad in (["--seeds", "1-x"], ["--seeds", "5-3"], ["--games", "tyr,nosuch"]):
+        with pytest.raises(SystemExit):  # not a number; an empty range; an unknown game
+            vision.track.main(bad)

@@ -73,6 +73,17 @@ def board_spec(game: str) -> BoardSpec:
     raise InvalidPosition("game", f"unknown game {game!r} (known: {', '.join(GAMES)})")
 
 
+def named_games(text: str) -> list[str]:
+    """The games of ``text``, comma-separated (a measuring command's ``--games``);
+    ``ValueError`` naming each unknown one and the known ones."""
+    games = text.split(",")
+    unknown = [g for g in games if g not in GAMES]
+    if unknown:
+        raise ValueError(f"--games: unknown {', '.join(map(repr, unknown))} (known: "
+                         f"{', '.join(GAMES)})")
+    return games
+
+
 def three_and_c_marks() -> tuple[dict[int, int], set[int]]:
     """({cell index: number of points}, {blue cell indices}) of the 3andC board: the rules'
     board file (``rules.esoloe.load_board``, ``rules/data/3andc-board.json``), the one
