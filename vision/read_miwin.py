@@ -46,12 +46,13 @@ import cv2
 import numpy as np
 
 from rules.miwin import BY_COLOUR
-from vision.board import BoardFix, Geometry
 from vision.classifier import Prediction, shared
-from vision.grid import BoardPose, board_pose, square_crop
+from vision.grid import BoardPose, square_crop
 from vision.observe import predict
 
 DIE_MM = 22.0  # vision.render.pieces.DIE_MM
+COVER_PLAY_MM = 3.0  # a piece's box grown this much for the readers' ``covered`` masks (its
+#   place read a little off: the renders' pawns up to 3 mm off theirs)
 COLOURS = ("blue", "red", "black")
 PX_PER_MM = 1.0  # the rectified view the dice are sought in
 PRESENT = 12.0  # mean colour score (OpenCV Lab units) over a die top: a die is there
@@ -135,21 +136,20 @@ class Die:
     confidence: float  # of the colour and the place
 
 
-def plane(fix: BoardFix, geom: Geometry, image: np.ndarray, calibration: dict | None,
-          z_mm: float = DIE_MM):
-    """(H, camera) of the plane ``z_mm`` above the board top: its homography (board mm ->
-    image px; by default that of the tops of dice standing on the board) and the camera's
-    centre (u, v mm, height above that plane mm)."""
-    K = dist = None
-    if calibration is not None:
-        K, dist = calibration.get("K"), calibration.get("dist")
-    return pose_plane(board_pose(fix, geom, (image.shape[1], image.shape[0]), K, dist), z_mm)
-
-
 def pose_plane(pose: BoardPose, z_mm: float) -> tuple[np.ndarray, np.ndarray]:
-    """``plane``'s (H, camera) of the plane ``z_mm`` above the board top, for ``pose``."""
+    """(H, camera) of the plane ``z_mm`` above the board top seen from ``pose``: its
+    homography (board mm -> image px; at ``DIE_MM`` that of the tops of dice standing on
+    the board) and the camera's centre (u, v mm, height above that plane mm)."""
     centre = -pose.R.T @ pose.t
     return pose.plane_homography(z_mm), np.array([centre[0], centre[1], centre[2] - z_mm])
+
+
+def dice_boxes(dice, z0: float, z1: float) -> list[tuple]:
+    """The upright boxes (u, v, half side, z0, z1; board mm, ``cube_geometry.boxes_mask``'s)
+    the ``dice`` found (None where not) may cover from ``z0`` to ``z1`` mm: each turned any
+    way about its axis and grown ``COVER_PLAY_MM``."""
+    half = DIE_MM / np.sqrt(2) + COVER_PLAY_MM
+    return [(die.u, die.v, half, z0, z1) for die in dice if die is not None]
 
 
 def _view(image: np.ndarray, H: np.ndarray, region: tuple[float, float, float, float]):
@@ -321,7 +321,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     """The three dice by colour on the plane of ``H`` (the dice tops) within ``region``;
     None for a colour no place shows. ``corners``: the board top's corners, image px (the
     board fix's). ``camera``: the camera's centre (u, v, height above the plane, mm; from
-    ``plane``), None for straight above the region's middle. ``no_dice``: a polygon
+    ``pose_plane``), None for straight above the region's middle. ``no_dice``: a polygon
     (board mm on this plane) where no die's top lies (Neunfeld's board and the pawns on
     it as seen on this plane): no window, top's fit or pips' centroid puts a top there
     (a black die's fit and its pips' centroid did: dev 179, A's pawn on field 9).

@@ -48,14 +48,20 @@ from vision.board import LEATHER_LIP_MM, LEATHER_STITCH_MM, BoardFix, Geometry, 
 from vision.cube_geometry import boxes_mask
 from vision.grid import BoardPose, board_pose, robust_lstsq, square_crop
 from vision.piece_colours import measured
-from vision.read_miwin import COLOURS, DIE_MM, dice_tops, find_dice, pose_plane
+from vision.read_miwin import (
+    COLOURS,
+    COVER_PLAY_MM,
+    DIE_MM,
+    dice_boxes,
+    dice_tops,
+    find_dice,
+    pose_plane,
+)
 from vision.reading import Reading
 
 PAWN_PLANES_MM = (6.0, 12.0, 21.5)  # the pawn's foot, body and head above the board
 PAWN_TOP_MM = 26.5  # a pawn's height (vision.render.pieces.pawn_solids) ...
 PAWN_FOOT_MM = 9.0  # ... and its foot's radius
-COVER_PLAY_MM = 3.0  # a piece this far off where it is read (``covered``; the renders'
-#   pawns: up to 3 mm off their place)
 NO_DICE_MM = 4.0  # no die's top lies this close to the board and its pawns (the pawn's foot)
 PAWN_DISC_MM = 4.0  # radius of the disc compared per field (inside the pawn at each)
 PAWN_DEV = 14.0  # mean Lab distance from the empty field's look: a pawn stands there
@@ -341,7 +347,7 @@ def _least_squares(residuals, x: np.ndarray, steps: int = 40) -> tuple[float, np
 
 def _no_dice(geom: Geometry, camera: np.ndarray, z_mm: float) -> np.ndarray:
     """Where no die's top lies on the plane of the dice tops (``z_mm`` above the board
-    top; ``camera`` its centre over that plane, from ``read_miwin.plane``): the board's
+    top; ``camera`` its centre over that plane, from ``read_miwin.pose_plane``): the board's
     outline there, ``NO_DICE_MM`` round it, and the pawns on it as they show on that plane
     (their heads above it lean away from the camera, their feet below it towards it; a
     dark pawn on the light leather outscores a black die on a dark table) (board mm, a
@@ -621,9 +627,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     lean = float(np.degrees(np.arccos(np.clip(-board.R[2, 2], -1.0, 1.0))))
     pawns, pconfs, palts = _pawns(image, planes, starts, geom, hidden, lean < LOOKS_LEAN_DEG)
     dice: dict[str, dict] = {}
-    die_half = DIE_MM / np.sqrt(2) + COVER_PLAY_MM  # turned any way about its axis
-    reading = Reading({"pawns": pawns, "dice": dice}, pieces=(board, [
-        (die.u, die.v, die_half, -geom.thickness, DIE_MM - geom.thickness) for die in seen]))
+    reading = Reading({"pawns": pawns, "dice": dice}, pieces=(
+        board, dice_boxes(seen, -geom.thickness, DIE_MM - geom.thickness)))
     for i in range(2):
         reading.add(pconfs[i], f"pawns.{i}", 0.9, palts[i])
     tops = dict(zip([d.colour for d in seen], dice_tops(image, H, seen, calibration),

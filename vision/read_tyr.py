@@ -19,13 +19,19 @@ from vision.board import BoardFix, Geometry
 from vision.cube_geometry import boxes_mask
 from vision.grid import BoardPose, board_pose
 from vision.piece_colours import measured
-from vision.read_miwin import COLOURS, DIE_MM, dice_tops, find_dice, pose_plane
+from vision.read_miwin import (
+    COLOURS,
+    DIE_MM,
+    dice_boxes,
+    dice_tops,
+    find_dice,
+    pose_plane,
+)
 from vision.reading import Reading
 
 MARGIN_MM = 60.0
 FIELD_MM = 25.0  # vision.render.scene.board_spec("tyr"): 9 fields of 25 mm
 EDGE_SLACK_MM = 4.0  # a centre this close to a field's edge: the neighbour is the alternative
-COVER_PLAY_MM = 3.0  # a die's box grown this much (``covered``: its place found a little off)
 
 
 def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
@@ -75,7 +81,7 @@ def covered(image: np.ndarray, fix: BoardFix, geom: Geometry, reading: Reading,
             calibration: dict | None = None) -> np.ndarray:
     """Bool image mask of what the dice ``read`` found (``reading.pieces``) may cover: each
     an upright box from the table to a die's top over the board, turned any way about its
-    axis and grown by ``COVER_PLAY_MM`` (``cube_geometry.boxes_mask``).
+    axis and grown by ``read_miwin.COVER_PLAY_MM`` (``dice_boxes``, ``cube_geometry.boxes_mask``).
     ``vision.occlusion.edge_occlusion`` ignores the edge under it: a die at the board's
     edge leans across it in an oblique image, and is no hand."""
     board, boxes = reading.pieces
@@ -88,10 +94,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     """The position of a Tyr board in ``image``."""
     board, H, found = _dice(image, fix, geom, calibration)
     dice: dict[str, dict] = {}
-    half = DIE_MM / np.sqrt(2) + COVER_PLAY_MM  # a die turned any way about its axis
-    reading = Reading({"dice": dice}, pieces=(board, [
-        (die.u, die.v, half, -geom.thickness, DIE_MM) for die in found.values()
-        if die is not None]))
+    reading = Reading({"dice": dice},
+                      pieces=(board, dice_boxes(found.values(), -geom.thickness, DIE_MM)))
     on_board, near = [], []  # near: beside the board, its place in doubt
     for colour in COLOURS:
         die = found[colour]

@@ -176,8 +176,9 @@ def test_centre_pips_tells_odd_faces_from_even_ones():
     # the renderer's dice from above (dev seeds 100..109): each top's centre cue against
     # its true top's parity
     from vision.board import geometry
+    from vision.grid import board_pose
     from vision.measure import truth_fix
-    from vision.read_miwin import CENTRE_PIP, centre_pips, find_dice, plane, top_crops
+    from vision.read_miwin import CENTRE_PIP, DIE_MM, centre_pips, find_dice, pose_plane, top_crops
     from vision.read_tyr import MARGIN_MM
     from vision.render.frame import RenderOptions, render_scene
     from vision.render.positions import random_position
@@ -189,7 +190,7 @@ def test_centre_pips_tells_odd_faces_from_even_ones():
         image, truth = render_scene("tyr", random_position("tyr", seed), seed,
                                     options=RenderOptions(camera_mode="overhead"))
         fix = truth_fix(truth)
-        H, camera = plane(fix, geom, image, None)
+        H, camera = pose_plane(board_pose(fix, geom, image.shape[1::-1]), DIE_MM)
         found = find_dice(image, H, fix.corners, (-w, w, -d, d), camera)
         dice = [die for die in found.values() if die is not None]
         for die, cue in zip(dice, centre_pips(top_crops(image, H, dice)), strict=True):
