@@ -13,9 +13,10 @@ cell and its top listed uncertain at confidence 0.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
-from vision.board import BoardFix, Geometry
+from vision.board import LEATHER_STITCH_MM, BoardFix, Geometry, homography
 from vision.cube_geometry import boxes_mask
 from vision.grid import BoardPose, board_pose
 from vision.piece_colours import measured
@@ -27,11 +28,40 @@ from vision.read_miwin import (
     find_dice,
     pose_plane,
 )
+from vision.read_neunfeld import (
+    LIP_SIDE_MM,
+    MAX_SHIFT_MM,
+    REFINE_PX_PER_MM,
+    STILL_MM,
+    STITCH_SIDE_MM,
+    _agreement,
+    _corner_shift,
+)
 from vision.reading import Reading
 
 MARGIN_MM = 60.0
 FIELD_MM = 25.0  # vision.render.scene.board_spec("tyr"): 9 fields of 25 mm
 EDGE_SLACK_MM = 4.0  # a centre this close to a field's edge: the neighbour is the alternative
+#: ``refine``: each line sought this far either way of where the corners put it, first
+#: ``WIDE_REACH_MM`` (given corners lie up to 6 mm off at the far side of an oblique view),
+#: then ``REFINE_REACH_MM``, in pieces ``PIECE_MM`` either side of each field's centre along
+#: it (clear of the lines' crossings); then up to ``REFINE_PASSES`` moves of all four
+#: corners, each taken only where the lines agree with it better (``_agreement``)
+WIDE_REACH_MM, REFINE_REACH_MM = 5.0, 2.5
+PIECE_MM = 10.5
+REFINE_PASSES = 3
+#: the grid's light lips lie this far at most to one side of its borders' mean (0.35 mm
+#: by the renderer's leather, ``vision.render.scene.board_texture``, and the ridge of a lip
+#: with its groove beside it 0.15 mm farther: dev 101, 104, 109 at the true corners)
+LIP_PLAY_MM = 0.6
+MIN_STITCH = 6  # least pieces of the stitching across an axis to place the grid's lips by
+#: ``refine`` keeps the fix as it was where the pieces lie a median of more than this off
+#: where it moved it: dev 100..131, sharp boards 0.03..0.14 mm; blurred ones (the lines
+#: rising under 0.05) 0.16..0.44, where 7 of 9 refits were worse (overhead 103 0.55 ->
+#: 2.22 mm: 5 px of motion)
+SPREAD_MM = 0.15
+LINE_RISE = 0.01  # least response of a line piece (of the board's median grey): the
+# stitching of a blurred board rises 0.01..0.03 (dev 104, 109), placed within 0.5 mm
 
 
 def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
@@ -57,6 +87,96 @@ def _cell(u: float, v: float) -> tuple[list[int] | None, float, list | None]:
         alt_row += 1 if dv > 0 else -1
     alt = [alt_row, alt_col] if 1 <= alt_row <= 9 and 1 <= alt_col <= 9 else None
     return [row, col], conf, alt
+
+
+def _grid_lines(geom: Geometry, axis: int) -> np.ndarray:
+    """Where the grid's lines lie across ``axis`` (0: north-south lines, their u; 1:
+    east-west lines, their v), mm: each field's border, two neighbouring fields' as one at
+    their mean. Its light lip lies ``vision.board.LEATHER_LIP_MM`` off it towards the leather's own
+    north-west, which a board without marks turned a quarter does not tell
+    (``_lines`` takes it from the stitching)."""
+    half = geom.cells[0][3]
+    centres = np.unique([cell[1 + axis] for cell in geom.cells])
+    edges = np.sort(np.concatenate([centres - half, centres + half]))
+    groups = np.split(edges, np.flatnonzero(np.diff(edges) > FIELD_MM / 2) + 1)
+    return np.array([g.mean() for g in groups])
+
+
+def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float) -> np.ndarray:
+    """Where the leather's light lines show against where the fix ``H0`` (board mm -> px)
+    puts them, in a view rectified on the board: rows (u, v, axis, offset mm, response) as
+    ``read_neunfeld._leather_lines`` gives them. Per line (the grid's, ``_grid_lines``,
+    with sides ``LIP_SIDE_MM``, and the stitching's, ``STITCH_SIDE_MM``) and per piece
+    along it, the profile across it averaged along the piece: the strongest light ridge
+    within ``reach``, sub-pixel, kept where it rises ``LINE_RISE`` of the board's median
+    grey and lies inside the reach. The grid's lips lie up to ``LIP_PLAY_MM`` to one side
+    of its lines, which side by the leather's turn: per axis the grid's offsets are taken
+    less the median of theirs against the stitching's (where ``MIN_STITCH`` of its pieces
+    show that way; else as they are)."""
+    s = 1.0 / REFINE_PX_PER_MM
+    c = int(np.ceil((geom.width / 2 + reach + LIP_SIDE_MM + LIP_PLAY_MM) / s)) + 2
+    n = 2 * c + 1
+    to_mm = np.array([[s, 0, -c * s], [0, -s, c * s], [0, 0, 1]])
+    view = cv2.warpPerspective(grey, H0 @ to_mm, (n, n),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    ref = max(float(np.median(view[::3, ::3])), 1.0)
+    pieces = np.unique([u for _, u, _, _ in geom.cells])  # along each line: its fields
+    stitch = geom.width / 2 - LEATHER_STITCH_MM[geom.game]
+    rows = []
+    for axis, sign in ((0, 1.0), (1, -1.0)):  # a view row's along, a column's across
+        img = view if axis == 0 else view.T
+        along = sign * (c - np.arange(n)) * s
+        bands = np.stack([img[np.abs(along - t) <= PIECE_MM].mean(axis=0) for t in pieces])
+        found = []
+        for at, side_mm, play in ((_grid_lines(geom, axis), LIP_SIDE_MM, LIP_PLAY_MM),
+                                  (np.array([-stitch, stitch]), STITCH_SIDE_MM, 0.0)):
+            side, wide = int(round(side_mm / s)), reach + play
+            window = np.arange(-round(wide / s), round(wide / s) + 1)
+            idx = c + np.round(sign * at / s).astype(int)[:, None] + window  # (lines, window)
+            ridge = (bands[:, idx] - 0.5 * (bands[:, idx - side] + bands[:, idx + side])) / ref
+            best = np.clip(np.argmax(ridge, axis=2), 1, len(window) - 2)
+            top, lo, hi = (np.take_along_axis(ridge, (best + k)[..., None], 2)[..., 0]
+                           for k in (0, -1, 1))
+            sub = np.clip(0.5 * (lo - hi) / np.minimum(lo - 2 * top + hi, -1e-6), -0.5, 0.5)
+            off = sign * (window[best] + sub) * s
+            keep = (top >= LINE_RISE) & (np.abs(off) < wide - s)
+            p, k = np.nonzero(keep)
+            uv = (at[k], pieces[p]) if axis == 0 else (pieces[p], at[k])
+            found.append(np.column_stack([*uv, np.full(len(p), axis), off[keep], top[keep]]))
+        grid, seam = found
+        if len(seam) >= MIN_STITCH and len(grid):
+            grid[:, 3] -= np.clip(np.median(grid[:, 3]) - np.median(seam[:, 3]),
+                                  -LIP_PLAY_MM, LIP_PLAY_MM)
+        rows += [grid, seam]
+    return np.concatenate(rows)
+
+
+def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
+    """``fix`` moved onto the leather's own lines (``_lines``: the grid's lips and the
+    stitching), sought first ``WIDE_REACH_MM`` then ``REFINE_REACH_MM`` either way, all
+    four corners moved by their robust fit (``read_neunfeld._corner_shift``) up to
+    ``REFINE_PASSES`` times, each move taken only where the lines agree with it better
+    (``read_neunfeld._agreement``) and moves no corner over ``MAX_SHIFT_MM``; until a
+    move is under ``STILL_MM``. ``fix`` itself where the pieces then lie a median of over
+    ``SPREAD_MM`` off (a blurred board: its lines do not place it so finely)."""
+    start = fix
+    H = homography(fix, geom)
+    found = _lines(grey, H, geom, REFINE_REACH_MM)
+    for reach in (WIDE_REACH_MM,) + (REFINE_REACH_MM,) * REFINE_PASSES:
+        shift = _corner_shift(_lines(grey, H, geom, reach), geom, np.arange(8))
+        if shift is None or np.abs(shift).max() > MAX_SHIFT_MM:
+            continue
+        if np.abs(shift).max() < STILL_MM:
+            break
+        corners = cv2.perspectiveTransform((geom.corners_mm() + shift).reshape(-1, 1, 2),
+                                           H).reshape(4, 2)
+        moved = BoardFix(corners, fix.coarse)
+        again = _lines(grey, homography(moved, geom), geom, REFINE_REACH_MM)
+        if _agreement(again) > _agreement(found):
+            fix, found, H = moved, again, homography(moved, geom)
+    spread = float(np.median(np.abs(found[:, 3]))) if len(found) else np.inf
+    return fix if spread <= SPREAD_MM else start
 
 
 def _dice(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | None

@@ -449,3 +449,40 @@ def test_clicks_the_lines_do_not_follow_are_refused_with_the_numbers_to_store_th
     reg = registration.register_manual(numbers, "neunfeld", (1280, 720))
     assert np.abs(reg.corners - numbers).max() < 0.06 and reg.method == "manual"
     assert registration.error_against_truth(reg, truth)["max_mm"] < 5.0
+
+
+def test_tyr_is_refitted_on_its_own_lines():
+    """Dev render, Tyr oblique 111: the finder's corners (0.98 mm off at worst) refitted
+    on the leather's grid and stitching (``read_tyr.refine``, ``_on_own_lines``) are
+    stored within 0.5 mm (0.32)."""
+    frames, truth, _ = _three_frames("tyr", "oblique", 111)
+    reg = registration.register_auto(frames, "tyr", n=3)
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 0.5
+
+
+def test_tyr_refit_brings_corners_off_back_onto_its_lines_but_not_on_a_blurred_board():
+    """Dev renders: on a sharp Tyr board (overhead 105) corners 2 mm east and north and
+    one corner 2 mm more off are moved back within 0.4 mm of the truth, whichever way the
+    leather is turned (its lips lie to one side of the grid's lines: ``LIP_PLAY_MM``); on
+    a blurred one (overhead 103, 5 px of motion) where the lines place nothing to a
+    fraction of a millimetre (``SPREAD_MM``) the corners given are kept."""
+    from vision import read_tyr
+    from vision.board import BoardFix
+
+    geom = geometry("tyr")
+    for seed, kept in ((105, False), (103, True)):
+        image, true, _ = _set_up("tyr", seed, "overhead")
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        mm = geom.corners_mm() + 2.0
+        mm[2] += (2.0, -1.0)
+        off = cv2.perspectiveTransform(mm.reshape(-1, 1, 2),
+                                       registration.homography(true, geom)).reshape(4, 2)
+        for turned in range(4):  # the same board named from each side
+            given = np.roll(off, turned, axis=0)
+            fixed = read_tyr.refine(grey, BoardFix(given, given), geom).corners
+            if kept:
+                assert np.array_equal(fixed, given)
+                continue
+            err = np.linalg.norm(registration.to_board_mm(registration.homography(
+                np.roll(fixed, -turned, axis=0), geom), true) - geom.corners_mm(), axis=1)
+            assert err.max() < 0.4
