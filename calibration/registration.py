@@ -181,6 +181,12 @@ STITCH_SHIFT_MM = 2.5
 #: in place: dev Neunfeld oblique 100, 101, 106 showed 0.88..0.96 (0.3..0.7 mm off),
 #: Cubes overhead 103, 104 0.81, 0.82 (0.8 mm), Cubes oblique 115 0.61 (4.0 mm off)
 OWN_LINES_SHOWN = 0.75
+#: ... but on Tyr's leather wherever the refit moved them: its refit moves nothing where
+#: its own lines do not lie within ``read_tyr.SPREAD_MM`` of where it puts them, and the
+#: painted lines' share is no check there (at the true corners dev Tyr oblique 100, 106,
+#: 113, 121 show 0.62..0.82; the refit of the bench's clicks put 100 and 106 0.73 and 0.35
+#: mm off, showing 0.69 and 0.73)
+SELF_CHECKED = frozenset({"tyr"})
 #: tiles whose fields are painted another shade than the margin (3andC's blue fields), a
 #: step inside the frame line's nearest parallel line in ``frame_lines``' fit: without it
 #: 3andC oblique 115's north frame line was placed 0.85 mm out at the true corners; on the
@@ -813,7 +819,8 @@ def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry
     them (``_on_own_lines``), and the share of its painted lines that then lie in place
     (``pattern_check``). Where under ``GIVEN_LINES_SHOWN`` of them do after the first
     fit, the corners given are refitted on the own lines alone instead, and kept where
-    that moved them and ``OWN_LINES_SHOWN`` of them then lie in place. Else refused
+    that moved them and ``OWN_LINES_SHOWN`` of them then lie in place (on ``SELF_CHECKED``
+    boards, where it moved them). Else refused
     (``OFF_LINES``): the lines do not follow the corners given, or the board is too
     blurred or small to show them; the refusal says to give them again or bring the
     camera nearer, or else to store them as given, unchecked, with the numbers to do so
@@ -831,7 +838,8 @@ def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry
         return fitted, pattern_check(grey, fitted, geom)[1]
     own = _on_own_lines(plain, corners, geom)
     own_shown = pattern_check(grey, own, geom)[1]
-    if not np.array_equal(own, corners) and own_shown >= OWN_LINES_SHOWN:
+    if not np.array_equal(own, corners) and (own_shown >= OWN_LINES_SHOWN
+                                             or geom.game in SELF_CHECKED):
         return own, own_shown
     numbers = " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
     raise RegistrationError(
