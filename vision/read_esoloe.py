@@ -128,6 +128,14 @@ PAST_MIN = 8  # ... past an empty field, lands on the glaze or the table (at lea
 #   such points) looks like them. Dev renders, any camera, true corners, seeds 0..249,
 #   fields read wrong, tic-tac-toe / 3andC: 34 / 39 -> 31 / 31 (0.7: 33 / 34, 0.9: 33 / 36);
 #   the share of all its points that looked like the table (0.85, before) adds nothing to it
+HIDDEN_SYMBOL = 0.9  # ... and in tic-tac-toe, whose cubes stand one high, symbol up, the field
+#   holds a cube where the symbol model reads a symbol (not blank) this surely on the up face
+#   of one cube cut there (``_top_symbol``), else it is empty: a cube's top shows above the
+#   stack in front; where no cube is there the cut shows that stack's side face or what
+#   lies behind. Dev renders, tic-tac-toe, any camera, true corners, seeds 0..499, fields
+#   of which no footprint point is seen and which the colours left undecided (109): a
+#   cube's top read 0.83..0.998, empty fields 0.01..0.99; 0.9 decides 19 of the fields
+#   read wrong right and 2 right ones wrong (0.85: 17 / 1, 0.92: 20 / 3)
 TOP_CHROMA = 10.0  # ... or they show no cube: the glaze's colour (Lab a, b within this of
 #   the glaze's; ``_peek_likelihood`` too: a pale natural cube top in strong light looks
 #   as light as glaze)
@@ -450,9 +458,7 @@ def _pick_tops(image: np.ndarray, stacks: list, calibration: dict | None, model)
     crops, owners = [], []
     for k, stack in enumerate(stacks):
         for c in dict.fromkeys(stack["candidates"]):  # the same cut read once
-            pts = cg.face_points(c[0], c[1], 0, c[2], "up")[:, :2]
-            img = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), stack["H_top"]).reshape(-1, 2)
-            crops.append(cg.warp(image, img, cg.crop_order(img), FACE_CROP))
+            crops.append(_up_cut(image, stack["H_top"], *c))
             owners.append((k, c))
     best: dict[int, tuple[float, tuple]] = {}
     read: dict[int, list] = {}
@@ -558,7 +564,8 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     prior = PRIOR if stacking else FLAT_PRIOR
     heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                               frame.dist, prior=prior)
-    if _behind(image, frame, geom, out, heights, reference, glaze, blue_fields):
+    if _behind(image, frame, geom, out, heights, reference, glaze, blue_fields,
+               model if symbols and not stacking else None, calibration):
         heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                                   frame.dist, prior=prior)
     firsts: dict[int, tuple] = {}  # the top face found on the first level's plane
@@ -854,7 +861,8 @@ def _peek_likelihood(image: np.ndarray, frame: _Frame, u: float, v: float,
 
 
 def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heights: list,
-            reference: float, glaze, blue_fields: set) -> bool:
+            reference: float, glaze, blue_fields: set, symbol_model=None,
+            calibration: dict | None = None) -> bool:
     """A field whose centre on the board (where occupancy is judged) another stack hides
     from the camera (the 3x3 games' far rows) reads that stack, not itself: it is judged
     again on the points of the board within its cube's footprint that the camera sees
@@ -867,10 +875,14 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
     (``TOP_CHROMA``), or where ``PAST_EMPTY`` of those whose line of sight past it lands on
     the board or the table where no other stack stands in front (``PAST_MIN``, at least)
     look like the glaze or the table (``stack_height.background_models``), the field is
-    empty (at most ``HIDDEN_SURE``), else it stays as read at ``HIDDEN_CONFIDENCE``, so a
-    second camera's view or the referee's caution takes over (a line of sight past it that
-    lands on another stack tells nothing: a cube's top and that stack's side face both look
-    like wood). Measured on dev renders (3x3 games, seeds 100..199, any camera, 106 such
+    empty (at most ``HIDDEN_SURE``); else, given the ``symbol_model`` (tic-tac-toe: cubes one
+    high, symbol up) where that top face is seen (but ``UP_MAX_HIDDEN`` of it), it holds a
+    cube where the model reads a symbol on the up face of one cube cut there
+    (``_top_symbol``: at least ``HIDDEN_SYMBOL``) and is empty where it does not, at
+    ``HIDDEN_SURE``; else it stays as read at ``HIDDEN_CONFIDENCE``, so a second
+    camera's view or the referee's caution takes over (a line of sight past it that lands
+    on another stack tells nothing by colour: a cube's top and that stack's side face both
+    look like wood). Measured on dev renders (3x3 games, seeds 100..199, any camera, 106 such
     fields): the few points seen were right 16 of 17 times. Returns whether an
     occupancy changed (the heights are then measured again)."""
     grow = CUBE_MM / 2 + PLAY_MM
@@ -930,6 +942,7 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
         else:
             tops = np.array([(u + a, v + b, CUBE_MM - 0.5) for a in grid for b in grid])
             tops = tops[~cg.hidden(tops, frame.camera, others)]
+            top_seen = len(tops) / len(grid) ** 2
             share, count = past_share(tops, others)
             p, bare = 1.0, count >= PAST_MIN and share >= PAST_EMPTY
             if len(tops):
@@ -942,11 +955,37 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
             occupied = field["occupied"] and not bare
             confidence = (float(np.clip(max(1 - p, share), HIDDEN_CONFIDENCE, HIDDEN_SURE))
                           if bare else HIDDEN_CONFIDENCE)
+            if not bare and symbol_model is not None and top_seen >= 1 - UP_MAX_HIDDEN:
+                occupied = _top_symbol(image, frame, u, v, calibration,
+                                       symbol_model) >= HIDDEN_SYMBOL
+                confidence = HIDDEN_SURE
         changed |= occupied != field["occupied"]
         field.update(occupied=occupied, confidence=confidence)
         if len(seen) < MIN_SEEN:
             field["hidden"] = True
     return changed
+
+
+def _top_symbol(image: np.ndarray, frame: _Frame, u: float, v: float,
+                calibration: dict | None, model) -> float:
+    """The surest probability of a symbol (not blank) the symbol model reads on the up face
+    of one cube on the field centred at (u, v), cut unturned on its centre and ``PROBE_MM``
+    off it along both diagonals (as ``_probe_heights`` cuts a height's up face)."""
+    plane = frame.pose.plane_homography(CUBE_MM)
+    crops = [_up_cut(image, plane, u + du, v + dv, 0.0)
+             for du, dv in [(0.0, 0.0)] + list(itertools.product((-PROBE_MM, PROBE_MM),
+                                                                repeat=2))]
+    return max(p for pred in predict(calibration, "symbol", model, crops, 4)
+               for label, p in pred["symbol"].top if label != BLANK)
+
+
+def _up_cut(image: np.ndarray, plane: np.ndarray, u: float, v: float,
+            yaw: float) -> np.ndarray:
+    """The model's crop of the up face of a cube centred at (u, v) turned ``yaw`` (radians),
+    its top on the plane whose homography is ``plane``."""
+    pts = cg.face_points(u, v, 0, yaw, "up")[:, :2]
+    img = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), plane).reshape(-1, 2)
+    return cg.warp(image, img, cg.crop_order(img), FACE_CROP)
 
 
 def _colour(cube: dict, log_odds: float, top: bool) -> None:
