@@ -136,6 +136,13 @@ HIDDEN_SYMBOL = 0.9  # ... and in tic-tac-toe, whose cubes stand one high, symbo
 #   of which no footprint point is seen and which the colours left undecided (109): a
 #   cube's top read 0.83..0.998, empty fields 0.01..0.99; 0.9 decides 19 of the fields
 #   read wrong right and 2 right ones wrong (0.85: 17 / 1, 0.92: 20 / 3)
+SYMBOL_EVEN = 0.95  # in tic-tac-toe a field whose occupancy is unsure (under FACE_CONFIDENT)
+#   is weighed by the symbol on a one-cube up face cut on it (``_top_symbol``): its
+#   log-odds over this one's are added to the occupancy's (a cube's top reads a symbol at
+#   0.95..0.999, an empty field's cut mostly under 0.9: the glaze, a shadow, the painted
+#   outline). Dev renders, tic-tac-toe, any camera, true corners, seeds 0..249 / 250..499,
+#   such fields read wrong made right / right made wrong: 13 / 2, 14 / 1 (0.93: 13 / 2,
+#   15 / 4; the log-odds x 0.75: 12 / 2, 13 / 1)
 TOP_CHROMA = 10.0  # ... or they show no cube: the glaze's colour (Lab a, b within this of
 #   the glaze's; ``_peek_likelihood`` too: a pale natural cube top in strong light looks
 #   as light as glaze)
@@ -553,9 +560,12 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     pieces = piece_colours.measured(calibration, geom.game)
     out = []
     blue_fields = set(three_and_c_blue()) if geom.game == "esoloe-3andc" else set()
+    tops_read = symbols and geom.game not in STACKING  # tic-tac-toe: one high, symbol up
     for i, (_, u, v, half) in enumerate(geom.cells):
         crop = square_crop(image, H, u, v, half * 0.6, 16)
         p = _occupied(crop, geom, reference, glaze, i in blue_fields)
+        if tops_read and max(p, 1 - p) < FACE_CONFIDENT:
+            p = _weighed_by_symbol(p, _top_symbol(image, frame, u, v, calibration, model))
         field = {"occupied": p >= 0.5, "confidence": max(p, 1 - p)}
         if field["confidence"] < FACE_CONFIDENT:  # a cube missed would be this player's
             field["player"], field["player_confidence"] = _player(crop, glaze_a, pieces)
@@ -565,7 +575,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                               frame.dist, prior=prior)
     if _behind(image, frame, geom, out, heights, reference, glaze, blue_fields,
-               model if symbols and not stacking else None, calibration):
+               model if tops_read else None, calibration):
         heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                                   frame.dist, prior=prior)
     firsts: dict[int, tuple] = {}  # the top face found on the first level's plane
@@ -977,6 +987,16 @@ def _top_symbol(image: np.ndarray, frame: _Frame, u: float, v: float,
                                                                 repeat=2))]
     return max(p for pred in predict(calibration, "symbol", model, crops, 4)
                for label, p in pred["symbol"].top if label != BLANK)
+
+
+def _weighed_by_symbol(p: float, symbol: float) -> float:
+    """A field's probability of a cube ``p`` with the log-odds of ``symbol`` (the surest
+    symbol read on the up face of one cube there: ``_top_symbol``) over ``SYMBOL_EVEN``'s
+    added."""
+    p, symbol = (float(np.clip(x, 1e-4, 1 - 1e-4)) for x in (p, symbol))
+    odds = np.log(p / (1 - p)) + np.log(symbol / (1 - symbol)) - np.log(
+        SYMBOL_EVEN / (1 - SYMBOL_EVEN))
+    return float(1 / (1 + np.exp(-odds)))
 
 
 def _up_cut(image: np.ndarray, plane: np.ndarray, u: float, v: float,

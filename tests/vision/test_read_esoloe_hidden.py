@@ -11,9 +11,11 @@ from vision.render.frame import RenderOptions, render_scene
 from vision.render.positions import random_position
 
 
-# dev renders (any camera) with fields hidden behind stacks: tic-tac-toe 123 (two empty
-# ones the top face shows empty, one occupied), 186 (five empty, two of them where the line
-# of sight past them reaches the table), 3andC 172 (four, judged on 1..3 points seen)
+# dev renders (any camera) with fields hidden behind stacks: tic-tac-toe 123 (an empty one
+# the top face shows empty, one occupied; its field 1, in full view, was taken as hidden
+# behind field 4 until SYMBOL_EVEN read 4 empty from the start), 186 (five empty, two of
+# them where the line of sight past them reaches the table), 3andC 172 (four, judged on
+# 1..3 points seen)
 @pytest.mark.parametrize("game,seed", [("esoloe-tictactoe", 123), ("esoloe-tictactoe", 186),
                                        ("esoloe-3andc", 172)])
 def test_hidden_fields_read_from_what_shows_past_the_stacks(game, seed):
@@ -21,7 +23,7 @@ def test_hidden_fields_read_from_what_shows_past_the_stacks(game, seed):
     image, truth = render_scene(game, position, seed, options=RenderOptions(camera_mode="any"))
     fields = read_fields(image, truth_fix(truth), geometry(game))
     hidden = [i for i, f in enumerate(fields) if f.get("hidden")]
-    assert len(hidden) >= 3
+    assert len(hidden) >= 2
     for i in hidden:
         assert fields[i]["occupied"] == bool(truth["position"]["cells"][i]), i
         assert fields[i]["confidence"] < FACE_CONFIDENT  # listed, with the other reading
@@ -59,6 +61,20 @@ def test_hidden_fields_of_tic_tac_toe_read_by_the_symbol_on_their_top(seed, fiel
     assert fields[field].get("hidden")
     assert fields[field]["occupied"] == bool(truth["position"]["cells"][field])
     assert 0.5 < fields[field]["confidence"] < FACE_CONFIDENT  # listed, with the other reading
+
+# dev renders (tic-tac-toe, any camera, the tuning set 0..499): fields whose occupancy the
+# colours left unsure, read wrong before SYMBOL_EVEN: pale natural cubes from above that
+# pass for glaze (145's field 3, 226's 1 and 2) and empty fields in a stack's shadow
+# (131's field 5, 478's 0 and 3)
+@pytest.mark.parametrize("seed,fields", [(145, (3,)), (226, (1, 2)), (131, (5,)),
+                                         (478, (0, 3))])
+def test_unsure_fields_of_tic_tac_toe_weighed_by_the_symbol_on_their_top(seed, fields):
+    game = "esoloe-tictactoe"
+    image, truth = render_scene(game, random_position(game, seed), seed,
+                                options=RenderOptions(camera_mode="any"))
+    got = read_fields(image, truth_fix(truth), geometry(game))
+    for i in fields:
+        assert got[i]["occupied"] == bool(truth["position"]["cells"][i]), i
 
 
 # dev renders (esoloe, camera any, 44 and 37 degrees, the tuning set; never the bench's
