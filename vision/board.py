@@ -420,11 +420,13 @@ def _distinct(quads, most: int, out: list[np.ndarray]) -> None:
             out.append(quad)
 
 
-def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
-    """Quadrilaterals (4, 2) in full-resolution px, unordered corners, that may be the
+def coarse_candidates(image: np.ndarray, geom: Geometry
+                      ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """(quadrilaterals (4, 2) in full-resolution px, unordered corners, that may be the
     board or its printed field block: the regions' best first (at most ``CANDIDATES``),
-    then a strip's (``_strip_candidates``), then the regions that fill under ``MIN_FILL``
-    of their quad (at most ``NOTCHED``)."""
+    then a strip's (the best ``STRIPS`` of ``_strip_candidates``), then the regions that
+    fill under ``MIN_FILL`` of their quad (at most ``NOTCHED``); the strips ranked after
+    ``STRIPS``, best first, for ``_late_strips``)."""
     small, scale = _small(image)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
@@ -448,12 +450,12 @@ def coarse_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
     notched.sort(key=lambda f: -f[0])
     out: list[np.ndarray] = []
     strips = [(q + 0.5) / scale - 0.5 for q in _strip_candidates(small, grey, geom)]
-    for quads, most in (((q for _, q in found), CANDIDATES), (strips, len(strips)),
+    for quads, most in (((q for _, q in found), CANDIDATES), (strips[:STRIPS], STRIPS),
                         (((q + 0.5) / scale - 0.5 for q in _on_pattern(small, banded, geom)),
                          BANDED),
                         ((q for _, q in notched), NOTCHED)):
         _distinct(quads, most + len(out), out)
-    return out
+    return out, strips[STRIPS:]
 
 
 def frame_candidates(image: np.ndarray, geom: Geometry) -> list[np.ndarray]:
@@ -509,11 +511,11 @@ def _strip_candidates(small: np.ndarray, grey: np.ndarray, geom: Geometry) -> li
     beside it): quads between two long straight edges (``_straight_edges``) nearly
     parallel, as far apart as the strip's aspect allows, ranked by how far their colour
     lies from both sides beside them (``_band_contrast``: the table's grain gives many
-    long pairs) and by the board's pattern where they put it (``_strip_pairs``), at most
-    ``STRIPS``."""
+    long pairs) and by the board's pattern where they put it (``_strip_pairs``), best
+    first (``coarse_candidates`` takes the first ``STRIPS``, ``_late_strips`` more)."""
     if geom.aspect < STRIP_ASPECT:
         return []
-    return _strip_pairs(small, _straight_edges(grey), geom)[:STRIPS]
+    return _strip_pairs(small, _straight_edges(grey), geom)
 
 
 def _mask_strips(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> list[np.ndarray]:
@@ -532,15 +534,14 @@ def _mask_strips(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> 
     return out[len(quads):]
 
 
-def _late_strips(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
-    """(candidate, named corners to align from): the strips ranked after ``STRIPS`` up to
-    ``MORE_STRIPS`` apart from ``quads``, each also with its ends searched along it
-    (``strip_ends``), then the ``_mask_strips``."""
-    small, scale = _small(image)
+def _late_strips(image: np.ndarray, quads: list[np.ndarray], later: list[np.ndarray],
+                 geom: Geometry):
+    """(candidate, named corners to align from): of ``later`` (the strips ranked after
+    ``STRIPS``, best first: ``coarse_candidates``) those apart from ``quads``, up to
+    ``MORE_STRIPS`` in all, each also with its ends searched along it (``strip_ends``),
+    then the ``_mask_strips``."""
     more = list(quads)
-    _distinct(((q + 0.5) / scale - 0.5 for q in _strip_pairs(
-        small, _straight_edges(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)), geom)[STRIPS:]),
-        len(more) + MORE_STRIPS - STRIPS, more)
+    _distinct(later, len(more) + MORE_STRIPS - STRIPS, more)
     for quad in more[len(quads):]:
         named = name_corners(quad, geom)
         yield quad, named
@@ -1024,8 +1025,8 @@ def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
                 yield False, 0.0, quad, ends
 
 
-def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted: list,
-              best_shown):
+def _attempts(image: np.ndarray, quads: list[np.ndarray], later: list[np.ndarray],
+              geom: Geometry, fitted: list, best_shown):
     """(rigid, late, inset, candidate, named corners to align from): the ``_starts``, their
     corners moved freely (``align``); then of those whose alignment was fitted or
     dropped as no view of the board (``fitted``: (support, whether the start is a
@@ -1036,15 +1037,15 @@ def _attempts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry, fitted
     (``align``'s ``rigid``: where pieces hide the board's far edge, the free corners
     follow the pieces' edges, a view cannot without leaving its near edge and sides);
     last, on a strip whose best fit so far (``best_shown()``) shows under ``LATE_BELOW``,
-    the ``_late_strips`` (``late``: their fits win only where they show ``LATE_BELOW``
-    or more)."""
+    the ``_late_strips`` from ``later`` (``late``: their fits win only where they show
+    ``LATE_BELOW`` or more)."""
     for rigid, inset, quad, start in _starts(image, quads, geom):
         yield rigid, False, inset, quad, start
     for *_, inset, quad, start in sorted(fitted, key=lambda f: (-f[0], -f[1], -f[2])
                                          )[:RIGID_TRIES]:
         yield True, False, inset, quad, start
     if geom.aspect >= STRIP_ASPECT and best_shown() < LATE_BELOW:
-        for quad, start in _late_strips(image, quads, geom):
+        for quad, start in _late_strips(image, quads, later, geom):
             yield False, True, 0.0, quad, start
 
 
@@ -1057,9 +1058,9 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     sign = -1.0 if geom.material == "ceramic" else 0.0
     best, done = (0.0, None, None), False
     top = first = 0.0  # the best alignment score so far, and at the first tolerance
-    quads = coarse_candidates(image, geom)
+    quads, later = coarse_candidates(image, geom)
     fitted_from = []  # (support, start plausible, score, inset, candidate, start): _attempts
-    for rigid, late, inset, quad, start in _attempts(image, quads, geom, fitted_from,
+    for rigid, late, inset, quad, start in _attempts(image, quads, later, geom, fitted_from,
                                                      lambda: best[0]):  # noqa: B023 (now's)
         if inset and quad is quads[0] and best[1] is not None:
             break  # found taking the candidates as the board's edge
