@@ -54,7 +54,11 @@ Steps (``find_board``):
    them), then the strips between its colour masks' straight edges (``_mask_strips``; on
    a gingham cloth no other start lies near it) are aligned and fitted
    (``_late_strips``), under no bar and raising none; one wins only where it shows
-   ``LATE_BELOW`` or more. On the tiles each side of the
+   ``LATE_BELOW`` or more. On a strip whose search did not end so, the chosen fit is
+   then moved a field along the strip either way and fitted again, and taken so where
+   it shows better and its whole pattern ``SHIFT_GAIN`` better (``_shifted_a_field``: a
+   fit a field along shows the repeating separators as well as the board). On the tiles
+   each side of the
    chosen fit is then tried farther out (``_pushed_out``); on a strip it is fitted again
    with each outline side's step sought the other way (``_off_side_face``: a near side
    on its side face's foot moves to the top's edge), then moved onto its painted lines
@@ -99,6 +103,11 @@ STRIP_GAP = 0.08  # of the frame's width: a straight edge's pieces joined across
 STRIP_OVERLAP = 0.25
 STRIPS = 4  # strips fitted per frame
 MASK_STRIPS = 1  # strips between each colour mask's edges fitted, last (_mask_strips)
+# a strip's chosen fit moved a field along it (_shifted_a_field) is taken only where the
+# share of its whole pattern in place grows by this too: dev 0..399, 0.06..0.14 where
+# the moved fit was the board (55, 58, 303, 308, 371), at most 0.03 where the chosen one
+# was and a fit a field along showed more (13 frames, lost without it)
+SHIFT_GAIN = 0.04
 LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
 # and one of them wins only where it shows this or more
 MORE_STRIPS = 8  # there first the strips ranked after STRIPS up to this (_late_strips:
@@ -1135,6 +1144,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     if best[1] is None:
         return None
     corners = best[1]
+    if geom.aspect >= STRIP_ASPECT and not done:
+        corners = _shifted_a_field(image, grey, corners, best[0], geom, size)
     if geom.material == "card" and best[0] < GOOD_SUPPORT:
         # the chosen fit aligned again, at the pixel from itself too (board_align's
         # FINE_FROM_START: at about 1 px a mm the coarse levels carry the card off)
@@ -1143,6 +1154,35 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         if _shown(grey, again, geom, size) > best[0]:
             corners = again
     return BoardFix(orient(image, finished(grey, corners, geom, size), geom), best[2])
+
+
+def _shifted_a_field(image: np.ndarray, grey: np.ndarray, corners: np.ndarray, shown: float,
+                     geom: Geometry, size: tuple[int, int]) -> np.ndarray:
+    """A strip's chosen fit ``corners`` (which show ``shown``: ``_shown`` times
+    ``_ends_clear``, as the search chose), or the fit (``fit_model``) of the strip they put
+    moved a field along it, either way, where that shows better and shows the whole
+    pattern (``support``'s share) ``SHIFT_GAIN`` better: a strip's separators repeat, and
+    where pawns hide its end fields a fit a field along shows its painted lines as well
+    as the board, less of its outline and stitching past an end; the search's starts
+    may all lie nearer that fit than the board's (dev 58: found 49 px off, a field east,
+    showing 0.79; the board's fit a field west shows 0.85)."""
+    H = _H(corners, geom)
+    w, d = geom.width / 2, geom.depth / 2
+    share = support(grey, corners, geom)[0]
+    best = (shown, corners)
+    for field in (-geom.width / len(geom.cells), geom.width / len(geom.cells)):
+        moved = _project(H, np.array([[-w + field, d], [w + field, d], [w + field, -d],
+                                      [-w + field, -d]]))
+        if not cv2.isContourConvex(moved.astype(np.float32)):
+            continue
+        fitted = fit_model(grey, moved, geom, wide=0.0)
+        if not cv2.isContourConvex(fitted.astype(np.float32)) or \
+                support(grey, fitted, geom)[0] < share + SHIFT_GAIN:
+            continue
+        s = _shown(grey, fitted, geom, size) * _ends_clear(image, fitted, geom)
+        if s > best[0]:
+            best = (s, fitted)
+    return best[1]
 
 
 def finished(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
