@@ -44,8 +44,10 @@ Steps (``find_board``):
    does, their fits under ``SHARP_BELOW_PPM`` judged again on the frame without the
    fits' blur): no board otherwise. The search ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
-   ``STRIP_SUPPORT``; on the tiles each of its sides ``ENDING_SIDE`` too,
-   ``_weakest_side``); an alignment scoring under ``ALIGNED_SHARE`` of the best one so
+   ``STRIP_SUPPORT``; on the tiles, where a side of it shows under ``ENDING_SIDE``, it
+   is first aligned and fitted again from itself twice, that side moved a field out and
+   as a rigid view, and the best of the three taken, ``_past_weakest_side``); an
+   alignment scoring under ``ALIGNED_SHARE`` of the best one so
    far is not fitted; on a strip also each fit with its ends searched again along its
    fitted sides (``strip_ends``) and fitted again, where its pattern and its painted
    lines both show as well (``pattern_check``). On a strip whose best fit then shows
@@ -145,10 +147,14 @@ LINE_FLANK_PX = 1.0  # a painted line is compared with its sides this far past i
 MAX_HALF_PX = 6  # and at most this far from its centre
 PEAK_SHARE = 0.5  # an edge this share of the strongest one near it counts (nearest wins)
 GOOD_SUPPORT = 0.7  # a fit whose pattern shows this well ends the search
-# on the tiles only where each of its sides shows this well too (_weakest_side): a fit a
-# field along the tile, its end on a field's outline, showed 73..81 % and ended the search
-# (dev 24, 154: that end 0.07..0.28, the board's ends 0.57..0.65)
+# on the tiles, where a side of it shows under this (_past_weakest_side), only after two
+# more fits from it: a fit a field short along the tile, its end on a field's outline,
+# showed 73..81 % and ended the search (dev e-SOLO-e 24, 154: that end 0.07..0.28, the
+# board's ends 0.57..0.65); stacks hide a side of the board's own fit as far (dev 67, 79)
 ENDING_SIDE = 0.3
+# each side's outward normal in board mm (north, east, south, west: _side_points' order;
+# a side's corners are its index and the next one's in corners_mm's)
+SIDE_OUTWARD = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]])
 # on a strip its painted lines too must show this well (a fit with its short ends off
 # still shows most of the pattern)
 STRIP_SUPPORT = 0.9
@@ -1130,9 +1136,9 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
             shown = max(shown, s)
             if s > best[0] and (not late or s >= LATE_BELOW):
                 best = (s, corners, start)
-                done = stop >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT) \
-                    and (geom.material != "ceramic" or _weakest_side(grey, corners, geom)
-                         >= ENDING_SIDE)
+                done = stop >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT)
+                if done and geom.material == "ceramic":
+                    best = (*_past_weakest_side(grey, corners, s, geom, size), start)
         if not rigid:
             fitted_from.append((shown, True, score, inset, quad, start))
     if best[1] is None and small:  # judged again on the frame without the blur
@@ -1270,10 +1276,47 @@ def _side_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     return (float(shown.sum()) - float(beyond.sum())) / len(shown)
 
 
-def _weakest_side(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
-    """How well the board's side that shows least at ``corners`` shows (``_side_shown``)."""
+def _field_pitch(geom: Geometry) -> float:
+    """The least distance (mm) between two fields' centres."""
+    centres = np.array([(u, v) for _, u, v, _ in geom.cells])
+    apart = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    return float(apart[apart > 0].min())
+
+
+def _past_weakest_side(grey: np.ndarray, corners: np.ndarray, shown: float, geom: Geometry,
+                       size: tuple[int, int]) -> tuple[float, np.ndarray]:
+    """Where the tiles' search ends, at a fit ``corners`` showing ``shown`` (``_shown``):
+    (shown, corners) of it or, where its weakest side shows under ``ENDING_SIDE``
+    (``_side_shown``), of the better of two fits from it, if one shows more: aligned
+    (``vision.board_align.align``) and fitted (``fit_model``) again with that side moved
+    a field's pitch out (a fit a field short along the tile, its end on a field's
+    outline: dev e-SOLO-e 24, 154), and as it stands, aligned as a rigid view (its end a
+    few mm off: dev 25). Where stacks hide the side neither shows more and the fit stands
+    (dev 67, 79, 111); the search went on through all its other starts there instead
+    (session 13: 4..12 times the time)."""
+    from vision.board_align import align
+
     sign = _signs(grey, corners, geom, edge_model(geom))
-    return min(_side_shown(grey, corners, geom, side, sign) for side in _side_points(geom))
+    sides = [_side_shown(grey, corners, geom, side, sign) for side in _side_points(geom)]
+    weakest = int(np.argmin(sides))
+    best = (shown, corners)
+    if sides[weakest] >= ENDING_SIDE:
+        return best
+    out = geom.corners_mm()
+    out[[weakest, (weakest + 1) % 4]] += _field_pitch(geom) * SIDE_OUTWARD[weakest]
+    for start, rigid in ((_project(_H(corners, geom), out), False), (corners, True)):
+        if not cv2.isContourConvex(start.astype(np.float32)):
+            continue
+        aligned = align(grey, start, geom, -1.0, rigid=rigid)[0]
+        if not (cv2.isContourConvex(aligned.astype(np.float32))
+                and plausible_view(aligned, geom, size)):
+            continue
+        fitted = fit_model(grey, aligned, geom, wide=0.0,
+                           fine=_px_per_mm(aligned, geom) >= FINE_FIT_PPM)
+        s = _shown(grey, fitted, geom, size)
+        if s > best[0]:
+            best = (s, fitted)
+    return best
 
 
 def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
@@ -1285,7 +1328,6 @@ def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     flanks (darker beyond, glaze on both sides) do, and the outline lands on one of
     them: the line whose flank it is then lies just beyond it, where the table should
     be, and the lines that should lie inside it do not."""
-    outward = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]])
     mm = geom.corners_mm()
     start, moved_any = corners, False
     sign = _signs(grey, corners, geom, edge_model(geom))
@@ -1297,7 +1339,7 @@ def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
         step = min(1.0, 2.0 / _px_per_mm(corners, geom))  # 2 px: each within 1 px of one
         for d in np.arange(step, PUSH_MM + 1e-9, step):
             moved = mm.copy()
-            moved[[i, (i + 1) % 4]] += d * outward[i]
+            moved[[i, (i + 1) % 4]] += d * SIDE_OUTWARD[i]
             c = _project(H, moved)
             s = _side_shown(grey, c, geom, side, sign)
             if s > best[0]:
