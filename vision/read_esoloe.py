@@ -88,6 +88,11 @@ PLAYER_DISPUTED = 0.85  # a top cube's player where the colour head and its top'
 #   disagree (listed): dev renders, the three games, any camera, true corners, seeds
 #   100..299, top cubes at their height: 138 of 2070 disagree, the sum wrong on 18, 5 of
 #   them at 0.9 or more (green cubes of 247 and 253 in their light); 68 right ones listed
+HEAD_WEIGHT = 0.75  # ... whose colour head's log-odds count this much beside its top's Lab:
+#   on the 3x3 games' top cubes the head (summed over the faces seen) was wrong 3..6 times as
+#   often as Lab and outweighed it. Dev renders, any camera, true corners, top cubes at their
+#   height, players wrong, 1 / 0.75 / 0.5: tic-tac-toe and 3andC 0..199 14 / 10 / 10,
+#   tic-tac-toe 200..499 9 / 10 / 9, 3andC 200..499 18 / 12 / 10, esoloe 0..149 3 / 3 / 4
 DIRECTIONS = ("up", "down", "north", "south", "east", "west")
 FACE_PX_PER_MM = 4.0  # the rectified top-plane view in which a cube's top face is sought
 FACE_CROP = 32  # models/symbol.onnx's input size
@@ -1010,14 +1015,16 @@ def _up_cut(image: np.ndarray, plane: np.ndarray, u: float, v: float,
 
 def _colour(cube: dict, log_odds: float, top: bool) -> None:
     """A cube's player from the symbol model's colour head over its faces seen (log-odds of
-    green), with the top cube's Lab reading of its top face added (measured on renders:
-    the head is right more often on side faces in shade, Lab on lit top faces); where the
-    two name different players, at ``PLAYER_DISPUTED`` at most."""
+    green), with the top cube's Lab reading of its top face added, the head's counting
+    ``HEAD_WEIGHT`` there (measured on renders: the head is right more often on side faces
+    in shade, Lab on lit top faces); where the two name different players, at
+    ``PLAYER_DISPUTED`` at most."""
     disputed = False
     if top:
         p = min(cube["player_confidence"], 0.97)
         disputed = (log_odds > 0) != (cube["player"] == 1)
-        log_odds += (1 if cube["player"] == 1 else -1) * np.log(p / (1 - p))
+        log_odds = HEAD_WEIGHT * log_odds + (1 if cube["player"] == 1 else -1) * np.log(
+            p / (1 - p))
     cube["player"] = int(log_odds > 0)
     cube["player_confidence"] = float(1 / (1 + np.exp(-abs(log_odds))))
     if disputed:  # the head and the top's Lab name different players: listed

@@ -17,8 +17,8 @@ def test_a_disputed_player_is_not_sure():
     cube = _top(1, 0.54, -5.0)  # the head: natural on every face; the top's Lab: green
     assert cube["player"] == 0 and cube["player_confidence"] == PLAYER_DISPUTED
     assert PLAYER_DISPUTED < FACE_CONFIDENT
-    agreed = _top(0, 0.54, -5.0)
-    assert agreed["player"] == 0 and agreed["player_confidence"] > 0.99
+    agreed = _top(0, 0.54, -5.0)  # the head's log-odds counted HEAD_WEIGHT (0.75)
+    assert agreed["player"] == 0 and agreed["player_confidence"] > 0.97
     lower = {"player": 1, "player_confidence": 0.6}  # a lower cube: the head alone
     _colour(lower, -5.0, top=False)
     assert lower["player"] == 0 and lower["player_confidence"] > 0.99
@@ -48,3 +48,22 @@ def test_green_tops_the_head_misreads_are_listed(game, seed, field):
         assert listed[path]["confidence"] < FACE_CONFIDENT
         assert [1, pytest.approx(1 - listed[path]["confidence"], abs=1e-3)] in \
             listed[path]["alternatives"]
+
+
+@pytest.mark.parametrize("seed, field", [(195, 0), (40, 7)])
+def test_green_tops_whose_lab_the_head_outweighed(seed, field):
+    """Dev renders (3andC, any camera; the tuning set 0..499): green top cubes the colour
+    head read natural over their faces (log-odds -3.5, -4.0) while their lit tops' Lab read
+    green (at 0.97, 0.88), read natural before ``HEAD_WEIGHT``."""
+    from vision.board import geometry
+    from vision.measure import truth_fix
+    from vision.read_esoloe import read_fields
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+
+    game = "esoloe-3andc"
+    image, truth = render_scene(game, random_position(game, seed), seed,
+                                options=RenderOptions(camera_mode="any"))
+    got = read_fields(image, truth_fix(truth), geometry(game))[field]
+    assert got["occupied"] and truth["position"]["cells"][field][-1]["player"] == 1
+    assert got["cubes"][-1]["player"] == 1
