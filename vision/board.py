@@ -108,7 +108,7 @@ MASK_STRIPS = 1  # strips between each colour mask's edges fitted, last (_mask_s
 # a strip's chosen fit moved a field along it (_shifted_a_field) is taken only where the
 # share of its whole pattern in place grows by this too: dev 0..399, 0.06..0.14 where
 # the moved fit was the board (55, 58, 303, 308, 371), at most 0.03 where the chosen one
-# was and a fit a field along showed more (13 frames, lost without it)
+# was and a fit a field along showed more (14 frames, lost without it)
 SHIFT_GAIN = 0.04
 LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
 # and one of them wins only where it shows this or more
