@@ -28,7 +28,7 @@ import numpy as np
 
 from vision.board import Geometry, three_and_c_blue
 from vision.cube_geometry import CUBE_MM
-from vision.grid import BoardPose
+from vision.grid import BoardPose, square_crop
 
 MAX_LEVELS = 4
 INNER_MM = 2.0  # the k-th cube's region is shrunk this much on every side
@@ -44,6 +44,10 @@ FLAT_PRIOR = (0.97, 0.02, 0.01, 0.0)  # ... in a game that forbids stacking (a s
 BLUE_SAMPLE = 6.0  # mm: 3andC's blue glaze is sampled this near its empty fields' centres
 SHARPNESS = 3.0  # a height's weight grows as exp(SHARPNESS x score): two heights whose scores
 #   differ by m split as the old confidence 0.5 + 0.5 tanh(1.5 m)
+CROP_HALF_MM = 32.0  # ``height_crop``: the square round a field the height model reads
+#   (2.7 field pitches: the stack, its side faces and its shadow on the neighbours)
+CROP_PX = 64  # ... cut at this many px (1 mm a px: an overhead camera's 0.6..1.5 mm a px)
+CROP_LEVELS = 2  # ... on the plane of the top of a stack this many cubes tall
 
 
 def project(pose: BoardPose, points: np.ndarray, dist=None) -> np.ndarray:
@@ -53,6 +57,22 @@ def project(pose: BoardPose, points: np.ndarray, dist=None) -> np.ndarray:
     out, _ = cv2.projectPoints(np.asarray(points, np.float64).reshape(-1, 1, 3), rvec,
                                pose.t.astype(np.float64), pose.K, d)
     return out.reshape(-1, 2)
+
+
+def height_crop(image: np.ndarray, pose: BoardPose, u: float, v: float) -> np.ndarray:
+    """The square ``CROP_HALF_MM`` round the field centred at (u, v) mm, rectified on the
+    plane of a ``CROP_LEVELS``-cube stack's top, ``CROP_PX`` px, turned so that the
+    direction from the camera's foot point to the field points up in the crop (a stack's
+    side faces and the way it leans then show alike whatever the camera's azimuth): what
+    ``models/height.onnx`` reads."""
+    camera = -pose.R.T @ pose.t
+    away = np.array([u, v]) - camera[:2]
+    norm = float(np.hypot(*away))
+    c, s = (away / norm) if norm > 1e-6 else (0.0, 1.0)  # up (v) turned onto ``away``
+    turn = np.array([[s, c, 0.0], [-c, s, 0.0], [0.0, 0.0, 1.0]])  # turned frame -> board
+    tu, tv = turn[:2, :2].T @ (u, v)
+    return square_crop(image, pose.plane_homography(CROP_LEVELS * CUBE_MM) @ turn, tu, tv,
+                       CROP_HALF_MM, CROP_PX)
 
 
 def box(u: float, v: float, half: float, z0: float, z1: float) -> np.ndarray:

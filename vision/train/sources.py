@@ -364,10 +364,67 @@ def cube_faces_and_cuts(n: int, seed: int):
     return faces + cuts, {h: labels[h] + cut_labels[h] for h in labels}
 
 
+# e-SOLO-e stacks cut from whole frames as the reader cuts them for the height model
+# (``stack_fields``): frame k of a source seed is scene seed HEIGHT_FRAME_BASE +
+# HEIGHT_FRAME_STRIDE * seed + k (never the bench's 7,000,000+ or the dev seeds 100..999
+# and 8,000,000..8,999,999)
+HEIGHT_FRAME_BASE = 50_000_000
+HEIGHT_FRAME_STRIDE = 100_000
+HEIGHT_CORNER_PX = 1.2  # the board's corners are this far off (sd, each axis)
+HEIGHT_OVERHEAD = 2 / 3  # share of the frames drawn overhead (the rest: camera any), where
+#   the levels are not seen and heights were read worst (docs/vision.md, Stack height)
+HEIGHT_PLIES = (6, 16)  # a frame's playout is this many plies long (the reader's games
+#   0..16: fewer leave fields empty, which cost frames and give no crops)
+HEIGHT_FRAMES = 8  # frames per job
+
+
+def _height_chunk(args: tuple[int, int, int]) -> tuple[list[np.ndarray], list[int]]:
+    """Frames ``start .. start + count - 1`` of ``seed``: random e-SOLO-e positions
+    (``random_position``: legal playouts of ``HEIGHT_PLIES`` plies), rendered whole
+    (overhead or any camera, ``HEIGHT_OVERHEAD``) and every occupied field cut by
+    ``stack_height.height_crop`` on the pose of the true corners moved by
+    ``HEIGHT_CORNER_PX`` (``vision.grid.board_pose``, the assumed camera, as the reader
+    without calibration); labels: the stacks' heights."""
+    from vision.board import CORNER_NAMES, BoardFix, geometry
+    from vision.grid import board_pose
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+    from vision.render.rng import make_rng
+    from vision.stack_height import height_crop
+
+    count, seed, start = args
+    geom = geometry("esoloe")
+    crops, heights = [], []
+    for frame in range(start, start + count):
+        scene = HEIGHT_FRAME_BASE + HEIGHT_FRAME_STRIDE * seed + frame
+        rng = make_rng(seed, "height-cut", frame)
+        camera = "overhead" if rng.random() < HEIGHT_OVERHEAD else "any"
+        plies = int(rng.integers(HEIGHT_PLIES[0], HEIGHT_PLIES[1] + 1))
+        image, truth = render_scene("esoloe", random_position("esoloe", scene, plies), scene,
+                                    options=RenderOptions(camera_mode=camera))
+        corners = np.array([truth["board"]["corners"][k] for k in CORNER_NAMES], np.float64)
+        corners = corners + rng.normal(0, HEIGHT_CORNER_PX, corners.shape)
+        pose = board_pose(BoardFix(corners, corners), geom, (image.shape[1], image.shape[0]))
+        for (_, u, v, _), stack in zip(geom.cells, truth["position"]["cells"], strict=True):
+            if stack:
+                crops.append(height_crop(image, pose, u, v))
+                heights.append(len(stack))
+    return crops, heights
+
+
+def stack_fields(n: int, seed: int, workers: int | None = None):
+    """e-SOLO-e stacks as the reader cuts them for the height model (``_height_chunk``):
+    the number of cubes, 1..4."""
+    # about 4 stacks a frame
+    crops, heights = _frames_cut(_height_chunk, n, seed, workers, 4, HEIGHT_FRAMES)
+    return crops, {"height": [str(h) for h in heights]}
+
+
 #: the code that makes the crops: the renderer, these sources and the readers' cuts they use
 CROP_CODE = (REPO / "vision" / "render", REPO / "vision" / "train" / "sources.py",
              REPO / "vision" / "read_miwin.py", REPO / "vision" / "read_cubes.py",
-             REPO / "vision" / "read_esoloe.py", REPO / "vision" / "cube_geometry.py")
+             REPO / "vision" / "read_esoloe.py", REPO / "vision" / "cube_geometry.py",
+             REPO / "vision" / "stack_height.py")
 
 
 def crop_code_digest(paths: tuple[Path, ...] = CROP_CODE) -> str:
