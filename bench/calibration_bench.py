@@ -135,7 +135,9 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES, frames_dir: str | None = No
     renders a seed, seen overhead and obliquely (``_set_up_frames``: saved in and read
     from ``frames_dir`` where given): automatic (and how many were refused, each seed
     with its reason, named turned, stored over 1 mm, each seed with its error) and from
-    clicked corners."""
+    clicked corners, each with the true camera as its calibration (as ``tableref
+    calibrate board --camera``: the fit report's rigid check, the lens's distortion in the
+    own lines' refit)."""
     from calibration import registration as rg
     from calibration.files import CORNER_NAMES, CameraCalibration
 
@@ -162,7 +164,7 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES, frames_dir: str | None = No
                 true = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
                 clicks = true + np.random.default_rng(seed).normal(0, 1.5, (4, 2))
                 try:
-                    reg = rg.register_manual(clicks, game, (1280, 720), image=frames[0])
+                    reg = rg.register_manual(clicks, game, (1280, 720), camera, frames[0])
                     manual.append(rg.error_against_truth(reg, truth)["max_mm"])
                     if manual[-1] >= 1:
                         off.append(f"{seed} {manual[-1]:.2f} mm")

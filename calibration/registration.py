@@ -167,9 +167,16 @@ OWN_LINES = {"cubes": "vision.read_cubes", "neunfeld": "vision.read_neunfeld",
 #: oblique 102 0.34 -> 0.39, overhead 100 0.68 -> 0.76
 GRID_PASSES = 3
 GRID_STILL_MM = 0.05
-#: ... and on Neunfeld's strip then each long side moved onto its stitching
-#: (``_on_stitching``: light, ``vision.board.LEATHER_STITCH_MM`` inside the edge), sought
-#: this far either side: the finder and the reader's refit held both long sides on the
+#: ... and then sides moved onto a line along them (``_on_sides``; game: the sides, and
+#: whether the line is the stitching or else Cubes' band's inner edge): on Neunfeld's
+#: strip each long side onto its stitching (light, ``vision.board.LEATHER_STITCH_MM``
+#: inside the edge); on Cubes' card each side onto its printed band's inner edge
+#: (``vision.board.CARD_BAND_MM`` inside the edge), which the grid's fit, 7.75 mm inside
+#: it, left a whole side 0.75..0.85 mm off at the true corners' band on dev Cubes
+#: overhead 103, oblique 128 (stored 1.44, 1.14 mm; the band at the true corners 0.0 mm
+#: off on 10 sharp dev boards)
+SIDES_FITTED = {"neunfeld": ((0, 2), True), "cubes": (range(4), False)}
+#: each sought this far either side: the finder and the reader's refit held both long sides on the
 #: stitching, the strip 3..4 mm too narrow (dev Neunfeld 108..115: overhead 109 1.62 ->
 #: 0.65 mm, oblique 109 2.11 -> 0.53, 112 0.75 -> 0.53; 111 and 113, 2.3 and 3.5 mm
 #: off, lie past it, and 4 mm reached them but moved sound sides onto the table: 108
@@ -633,7 +640,7 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
     else:  # refitted on the own lines as its reader refits them, on the frames' mean
         grey = np.mean([cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)
                         for im, a in zip(images, agree, strict=True) if a], axis=0)
-        corners = np.roll(_on_own_lines(grey, np.roll(corners, turn, axis=0), geom),
+        corners = np.roll(_on_own_lines(grey, np.roll(corners, turn, axis=0), geom, camera),
                           -turn, axis=0)
     reg = _registration(game, corners, list(kept), "auto", size, camera, lines, frames_lines)
     blur = reg.fit.get("lines_blur_mm", 0.0)
@@ -725,63 +732,95 @@ def _fit_given(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
         Refusal.OFF_LINES)
 
 
-def _on_own_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+def _on_own_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+                  camera: CameraCalibration | None = None) -> np.ndarray:
     """``corners`` refitted onto the board's own printed lines in ``grey`` (one channel)
-    as its reader refits them every frame (``OWN_LINES``' ``refine``: unchanged where
-    the lines do not agree better with a move), on Cubes' card then on its grid's fit
-    (``_on_grid``), on Neunfeld's strip its long sides on its stitching
-    (``_on_stitching``); as they are on the other boards."""
-    import importlib
-
+    as its reader refits them every frame (``_refitted``); as they are on the other
+    boards. With ``camera`` (a lens that distorts) the refit is made on ``grey``
+    undistorted and its corners distorted back: no homography of the distorted image puts
+    all of a board's lines in place, and the refit's compromise between them left the
+    corners off (dev Tyr 100..131, the median of the largest error, automatic overhead
+    0.36 -> 0.28 mm, oblique 0.38 -> 0.27; oblique 112 0.89 -> 0.41, where the true
+    corners' homography is 0.45 off); where the refit does not move them, they are
+    returned as given."""
     if geom.game not in OWN_LINES:
         return corners
+    if camera is None or not np.any(camera.dist):
+        return _refitted(grey, corners, geom)
+    K, dist = np.asarray(camera.K, np.float64), np.asarray(camera.dist, np.float64)
+    flat = cv2.undistortPoints(corners.reshape(-1, 1, 2), K, dist, P=K).reshape(4, 2)
+    fitted = _refitted(cv2.undistort(np.asarray(grey), K, dist), flat, geom)
+    if np.array_equal(fitted, flat):
+        return corners
+    ray = cv2.undistortPoints(fitted.reshape(-1, 1, 2), K, None).reshape(4, 2)
+    return cv2.projectPoints(np.column_stack([ray, np.ones(4)]), np.zeros(3), np.zeros(3),
+                             K, dist)[0].reshape(4, 2)
+
+
+def _refitted(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """``corners`` refitted as ``OWN_LINES``' reader refits them (``refine``: unchanged
+    where the lines do not agree better with a move), on Cubes' card then on its grid's
+    fit (``_on_grid``); then, twice, on Neunfeld's strip its long sides onto its stitching
+    and on Cubes' card each side onto its printed band's inner edge (``_on_sides``)."""
+    import importlib
+
     reader = importlib.import_module(OWN_LINES[geom.game])
     corners = reader.refine(grey, BoardFix(corners, corners), geom).corners
     if geom.game == "cubes":
-        return _on_grid(grey, corners, geom)
-    if geom.game == "neunfeld":  # then each long side onto its stitching
+        corners = _on_grid(grey, corners, geom)
+    if geom.game in SIDES_FITTED:
         for _ in range(LINE_FITS):
-            corners = _on_stitching(grey, corners, geom)
+            corners = _on_sides(grey, corners, geom)
     return corners
 
 
-def _on_stitching(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
-    """Neunfeld's ``corners`` with each long side moved to where the profile across it
-    (``PROFILE_MM``, the mean along the side) is fitted best by least squares with its
-    stitching (a line of the board's polarity ``LEATHER_STITCH_MM`` inside the edge) and
-    the edge (a step), blurred by each of ``BLUR_MM`` and shifted by up to
-    ``STITCH_SHIFT_MM``; a side is kept where that is blurred ``BLUR_REFUSE_MM`` or more
-    or lies at the search's end."""
-    from vision.board import LEATHER_STITCH_MM
+def _on_sides(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """``corners`` with each of ``SIDES_FITTED``' sides moved to where the profile across
+    it (``PROFILE_MM`` about its line there, the mean along the side) is fitted best by
+    least squares, blurred by each of ``BLUR_MM`` and shifted by up to
+    ``STITCH_SHIFT_MM``: on Neunfeld's strip its stitching (a line of the board's polarity
+    ``LEATHER_STITCH_MM`` inside the edge) and the edge (a step), on Cubes' card its band's
+    inner edge (``CARD_BAND_MM`` inside the edge: the paper's step down to the band); a
+    side is kept where that is blurred ``BLUR_REFUSE_MM`` or more or lies at the search's
+    end."""
+    from vision.board import CARD_BAND_MM, LEATHER_STITCH_MM
 
-    inset, polarity = LEATHER_STITCH_MM[geom.game], edge_model(geom).polarity
+    sides, stitched = SIDES_FITTED[geom.game]
+    inset = LEATHER_STITCH_MM[geom.game] if stitched else CARD_BAND_MM
+    polarity = edge_model(geom).polarity
     grey = np.asarray(grey, np.float32)
     H = homography(corners, geom)
     reach, step = PROFILE_MM
     off = np.arange(-reach, reach + step / 2, step)
     shifts = np.arange(-STITCH_SHIFT_MM, STITCH_SHIFT_MM + 1e-9, 0.05)
-    x = off[None, :] - shifts[:, None]  # the profile's offsets from the stitching shifted
+    x = off[None, :] - shifts[:, None]  # the profile's offsets from the line shifted
     mm = geom.corners_mm()
-    for side in (0, 2):
+    for side in sides:
         normal = OUTWARD[side]
         along = np.array([-normal[1], normal[0]])
-        t = np.arange(-geom.width / 2 + inset + 1.5, geom.width / 2 - inset - 1.5, 1.0)
-        pts = (geom.depth / 2 - inset + off)[:, None, None] * normal + t[None, :, None] * along
+        across, span = ((geom.depth, geom.width) if side % 2 == 0
+                      else (geom.width, geom.depth))
+        t = np.arange(-span / 2 + inset + 1.5, span / 2 - inset - 1.5, 1.0)
+        pts = (across / 2 - inset + off)[:, None, None] * normal + t[None, :, None] * along
         prof = _sampled(grey, H, pts.reshape(-1, 2)).reshape(len(off), len(t)).mean(axis=1)
         best = (np.inf, 0.0, 0.0)  # residual, shift, blur
         for blur in BLUR_MM:
             z = math.sqrt(2) * blur
-            line = 0.5 * (_erf((x + geom.line_mm / 2) / z) - _erf((x - geom.line_mm / 2) / z))
-            edge = 0.5 * (1 + _erf((x - inset) / z))
+            if stitched:  # the stitching, and the edge's step outside it
+                terms = [0.5 * (_erf((x + geom.line_mm / 2) / z)
+                                - _erf((x - geom.line_mm / 2) / z)),
+                         0.5 * (1 + _erf((x - inset) / z))]
+            else:  # the band's edge: the paper inside steps down to it
+                terms = [-0.5 * (1 + _erf(x / z))]
             for k, shift in enumerate(shifts):
-                A = np.column_stack([np.ones_like(off), line[k], edge[k]])
+                A = np.column_stack([np.ones_like(off)] + [term[k] for term in terms])
                 coef = np.linalg.lstsq(A, prof, rcond=None)[0]
                 residual = float(np.sum((A @ coef - prof) ** 2))
-                if coef[1] * polarity > 0 and residual < best[0]:
+                if coef[1] * (polarity if stitched else 1) > 0 and residual < best[0]:
                     best = (residual, float(shift), blur)
         _, shift, blur = best
         if blur < BLUR_REFUSE_MM and abs(shift) < STITCH_SHIFT_MM - 0.05:
-            mm[[side, side + 1]] += shift * normal
+            mm[[side, (side + 1) % 4]] += shift * normal
     return _project(H, mm)
 
 
@@ -809,8 +848,8 @@ def _on_grid(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarra
     return corners
 
 
-def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry
-                       ) -> tuple[np.ndarray, float]:
+def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry,
+                       camera: CameraCalibration | None = None) -> tuple[np.ndarray, float]:
     """Given corners on a board with painted lines but no frame line (the leather boards,
     Cubes' card) fitted to its pattern as ``vision.board.find_board`` fits a candidate
     (``board_align.align`` from them, ``fit_model``, and the last steps its finding ends
@@ -834,9 +873,9 @@ def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry
     plain = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     shown = pattern_check(grey, fitted, geom)[1]
     if shown >= GIVEN_LINES_SHOWN:
-        fitted = _on_own_lines(plain, fitted, geom)
+        fitted = _on_own_lines(plain, fitted, geom, camera)
         return fitted, pattern_check(grey, fitted, geom)[1]
-    own = _on_own_lines(plain, corners, geom)
+    own = _on_own_lines(plain, corners, geom, camera)
     own_shown = pattern_check(grey, own, geom)[1]
     if not np.array_equal(own, corners) and (own_shown >= OWN_LINES_SHOWN
                                              or geom.game in SELF_CHECKED):
@@ -892,7 +931,7 @@ def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],
             corners = _fit_given(image, corners, geom)
             lines = frame_lines([image], corners, geom)
         else:
-            corners, shown = _fit_given_pattern(image, corners, geom)
+            corners, shown = _fit_given_pattern(image, corners, geom, camera)
     reg = _registration(game, corners, [corners], "manual", size, camera, lines)
     if shown is not None:
         reg.fit["lines_shown"] = round(shown, 3)
