@@ -56,6 +56,7 @@ from vision.stack_height import (
     measure_heights,
     project,
     stacks_mask,
+    weigh_by_model,
 )
 
 CUBE_MM = cg.CUBE_MM  # vision.render.pieces.CUBE_MM, the publisher's size
@@ -588,8 +589,9 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     #   (``DISPUTED``): the height their levels give
     if stacking and symbols:
         levels = heights
-        heights = _probe_heights(image, frame, H, geom, out, heights, calibration, model,
-                                 firsts, glaze)
+        heights = weigh_by_model(image, frame.pose, geom, _probe_heights(
+            image, frame, H, geom, out, heights, calibration, model, firsts, glaze),
+            shared("height"))
         disputed = {id(out[i]): a.cubes for i, (a, b) in enumerate(zip(levels, heights,
                                                                         strict=True))
                     if a is not None and not a.unseen

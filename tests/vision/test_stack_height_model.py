@@ -70,3 +70,44 @@ def test_height_frames_are_not_the_bench_or_dev_seeds():
     # 8,000 crops (some 2,000 frames) of one seed never reach the next seed's frames
     assert sources.HEIGHT_FRAME_STRIDE > 8000
 
+
+def test_the_shipped_model_reads_heights_1_to_4_and_weighs_the_stacks_seen(picture):
+    from vision.board import geometry
+    from vision.classifier import shared
+    from vision.stack_height import PRIOR, Height, weigh_by_model
+
+    model = shared("height")
+    assert model is not None and model.heads == {"height": ("1", "2", "3", "4")}
+    geom = geometry("esoloe")
+    pose = _looking_down((0.0, -200.0))
+    heights = [Height(1, PRIOR[0], [1.0, None, None, None]), None] + [
+        Height(2, 0.6, [1.0, 0.9, 0.1, None], (0.2, 0.6, 0.15, 0.05))] * 3
+    got = weigh_by_model(picture, pose, geom, heights, model)
+    assert got[:2] == heights[:2]  # no level seen (from above): not weighed; empty
+    for before, after in zip(heights[2:], got[2:], strict=True):
+        assert np.isclose(sum(after.probabilities), 1.0)
+        assert not np.allclose(after.probabilities, before.probabilities)
+    assert weigh_by_model(picture, pose, geom, heights, None) == heights
+
+
+def test_the_reader_weighs_esoloe_heights_by_the_model(monkeypatch):
+    pytest.importorskip("vision.render.frame", reason="the renderer is not present")
+    from vision import read_esoloe
+    from vision.board import geometry
+    from vision.classifier import shared
+    from vision.measure import truth_fix
+    from vision.render.frame import RenderOptions, render_scene
+
+    position = {"cells": [[{"player": 0, "faces": {"up": "fuji"}}] * 2, [], [], [], []]}
+    image, truth = render_scene("esoloe", position, 11,
+                                options=RenderOptions(camera_mode="oblique"))
+    calls = []
+    real = read_esoloe.weigh_by_model
+
+    def spy(image, pose, geom, heights, model):
+        calls.append(model)
+        return real(image, pose, geom, heights, model)
+
+    monkeypatch.setattr(read_esoloe, "weigh_by_model", spy)
+    read_esoloe.read_fields(image, truth_fix(truth), geometry("esoloe"))
+    assert calls == [shared("height")] and calls[0] is not None
