@@ -855,9 +855,10 @@ def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry,
     (``board_align.align`` from them, ``fit_model``, and the last steps its finding ends
     with, ``vision.board.finished``: on a strip its near side face told from its edge,
     then its painted lines alone), then refitted on its own lines as its reader refits
-    them (``_on_own_lines``), and the share of its painted lines that then lie in place
-    (``pattern_check``). Where under ``GIVEN_LINES_SHOWN`` of them do after the first
-    fit, the corners given are refitted on the own lines alone instead, and kept where
+    them (``_on_own_lines``: with ``camera`` on the image undistorted), and the share
+    of its painted lines that then lie in place (``pattern_check``). Where under
+    ``GIVEN_LINES_SHOWN`` of them do after the first fit, the corners given are refitted
+    on the own lines alone instead, and kept where
     that moved them and ``OWN_LINES_SHOWN`` of them then lie in place (on ``SELF_CHECKED``
     boards, where it moved them). Else refused
     (``OFF_LINES``): the lines do not follow the corners given, or the board is too
