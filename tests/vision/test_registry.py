@@ -63,3 +63,21 @@ def test_a_trial_source_replaces_the_registrys_for_one_model(capsys):
         train_main.main(["all", "--source", "vision.train.sources:cube_faces_and_cuts"])
     assert stop.value.code == 2
     assert "--source is one model's" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, seed", [(["height"], 0), (["pips"], 1), (["height", "--seed", "5"], 5)])
+def test_the_registrys_seed_is_the_default_and_seed_overrides_it(monkeypatch, argv, seed):
+    # the plain command reproduces the shipped file: it renders with the seed it was trained on
+    import vision.train.__main__ as train_main
+    from vision.train import sources
+
+    seeds = []
+
+    def cached(spec, n, seed, cache):
+        seeds.append(seed)
+        raise ValueError("stop before rendering")
+
+    monkeypatch.setattr(sources, "cached", cached)
+    assert train_main.main([*argv, "--no-cache"]) == 2
+    assert seeds == [seed]

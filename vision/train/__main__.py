@@ -29,7 +29,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the crops to train on instead of the registry's source (a "
                              "trial: e.g. vision.train.sources:cube_faces_and_cuts for "
                              "symbol, models/symbol.md)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int,
+                        help="the crops' and the network's seed (default: the registry's, "
+                             "which the shipped file was trained with)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument("--adapt", metavar="GROUP:FRACTION[,GROUP:FRACTION]",
                         help="also train on this fraction of each named real-dice source "
@@ -83,7 +85,8 @@ def _run(args) -> int:
     spec = get(args.name)
     spec = replace(spec, train_size=args.train_size or spec.train_size,
                    test_size=args.test_size or spec.test_size, epochs=args.epochs or spec.epochs,
-                   source=args.source or spec.source)
+                   source=args.source or spec.source,
+                   seed=spec.seed if args.seed is None else args.seed)
     spec.crop_source()  # a source that is not there: said before anything is loaded
 
     from vision import real_dice
@@ -93,10 +96,10 @@ def _run(args) -> int:
     adapt = None if adapt in ("", "none") else adapt
     repeat = args.adapt_repeat or spec.adapt_repeat
     start = time.perf_counter()
-    crops, labels = sources.cached(spec, spec.train_size, args.seed, args.cache)
+    crops, labels = sources.cached(spec, spec.train_size, spec.seed, args.cache)
     data = trainer.CropSet.build(spec, crops, labels)
     test_crops, test_labels = sources.cached(
-        spec, spec.test_size, args.seed + TEST_SEED_OFFSET, args.cache)
+        spec, spec.test_size, spec.seed + TEST_SEED_OFFSET, args.cache)
     render_seconds = time.perf_counter() - start
     print(f"rendered {spec.train_size} + {spec.test_size} crops in {render_seconds:.0f} s")
 
@@ -114,7 +117,7 @@ def _run(args) -> int:
     elif adapt:
         raise ValueError(f"model {spec.name!r} has no real-dice head to adapt")
 
-    model, log = trainer.train(spec, data, seed=args.seed, threads=args.threads)
+    model, log = trainer.train(spec, data, seed=spec.seed, threads=args.threads)
     path = trainer.export(model, spec, args.models_dir / f"{spec.name}.onnx", adapted)
 
     def measure(candidate: Path) -> tuple[Classifier, list, dict]:
@@ -152,8 +155,8 @@ def _run(args) -> int:
     lines = [
         f"# {spec.name}: training report", "",
         f"- command: `python -m vision.train {' '.join(sys.argv[1:])}`",
-        f"- data: {spec.train_size} rendered crops (seed {args.seed}), held out "
-        f"{spec.test_size} (seed {args.seed + TEST_SEED_OFFSET})",
+        f"- data: {spec.train_size} rendered crops (seed {spec.seed}), held out "
+        f"{spec.test_size} (seed {spec.seed + TEST_SEED_OFFSET})",
         f"- real-dice adaptation: {len(enrol)} crops of {adapt} x{repeat}"
         if enrol else "- real-dice adaptation: none (no real crop was trained on)",
         f"- input {spec.input.size}x{spec.input.size}x{spec.input.channels}, width "
