@@ -727,9 +727,7 @@ def _probe_heights(image: np.ndarray, frame: _Frame, H: np.ndarray, geom: Geomet
         for n in range(1, len(height.probabilities) + 1):
             plane = frame.pose.plane_homography(n * CUBE_MM)
             for du, dv in nudges:
-                pts = cg.face_points(u + du, v + dv, 0, yaw, "up")[:, :2]
-                img = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), plane).reshape(-1, 2)
-                crops.append(cg.warp(image, img, cg.crop_order(img), FACE_CROP))
+                crops.append(_up_cut(image, plane, u + du, v + dv, yaw))
                 owners.append((i, n))
     if not crops:
         return heights
