@@ -211,6 +211,14 @@ LINES_SHOWN = 0.5  # and where this share of the lines along its edge shows in p
 # its edge)
 LEATHER_EDGE_MM = 1.0
 MARK_MIN = 4.0  # colour levels: weakest mark difference that names a quarter turn
+# 3andC's blue glaze is counted (mark_turn) only where it can be glaze:
+BLUE_GLAZE_SHRINK = 0.9  # inside this share of a field's half side, off its painted
+#   outline (blue ink, which at 0.95 counted as blue on every field it showed on: a blue
+#   field whose outline a cube hid came out less blue than an empty white one)
+BLUE_MIN_CHROMA = 10.0  # and in pixels at least this colourful (HSV S * V / 255, the
+#   spread of B, G, R in levels): a cube's face in shade is near grey, its hue anything.
+#   Dev renders 0..199, camera any, the finder's corners: named a quarter turn off 2 (49,
+#   92) -> 0, none newly wrong (shrink 0.9 alone: 1; 0.85 or chroma 15: 0 too)
 MARKED = frozenset({"esoloe-3andc", "cubes"})  # square boards whose marks mark_turn reads
 
 
@@ -1469,14 +1477,16 @@ def mark_turn(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
     """The board's own marks on a quarter turn, where it has such marks: > 0 when the
     corners' naming shows them where they belong, < 0 when a quarter turn does, 0 when
     the board has none (or they do not show). 3andC: the blue fields a3, b2, c1 (the
-    NW-SE diagonal, not the NE-SW one); Cubes: the shaded fields, those whose row plus
-    column is odd."""
+    NW-SE diagonal, not the NE-SW one), blue counted inside the fields' painted outlines
+    and not near grey (``BLUE_GLAZE_SHRINK``, ``BLUE_MIN_CHROMA``); Cubes: the shaded
+    fields, those whose row plus column is odd."""
     if geom.game == "esoloe-3andc":
         blue = three_and_c_blue()
         hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-        s = _cell_samples(hsv, corners, geom, 0.95, 9)
-        blueness = 100 * np.mean((s[..., 0] >= 95) & (s[..., 0] <= 135) & (s[..., 1] > 50),
-                                 axis=1)  # per cent of the field glazed blue
+        s = _cell_samples(hsv, corners, geom, BLUE_GLAZE_SHRINK, 9)
+        glazed = ((s[..., 0] >= 95) & (s[..., 0] <= 135) & (s[..., 1] > 50)
+                  & (s[..., 1] * s[..., 2] / 255 >= BLUE_MIN_CHROMA))
+        blueness = 100 * np.mean(glazed, axis=1)  # per cent of the field glazed blue
         turned = [3 * (i % 3) + 2 - i // 3 for i in blue]  # the fields a quarter turn on
         return float(np.mean(blueness[blue]) - np.mean(blueness[turned]))
     if geom.game == "cubes":

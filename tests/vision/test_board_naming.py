@@ -136,3 +136,18 @@ def test_orient_and_its_margin_on_a_quad():
     assert camera_rule_margin(named, geom) == pytest.approx(15.0)
     # an oblong board: only the half turn is open, its margin is 90 less the angle
     assert camera_rule_margin(named, geometry("esoloe")) == pytest.approx(60.0)
+
+
+@pytest.mark.parametrize("seed", [49, 92])
+def test_3andc_is_named_by_its_blue_glaze_alone(seed):
+    # dev renders (camera any) whose blue fields stand under cubes: their painted
+    # outlines' blue ink, hidden by the cubes, and cube faces in shade (blue hue, near
+    # grey) had tipped the diagonals, and the board was named a quarter turn off
+    from vision.board import MARK_MIN, mark_turn
+    from vision.board_measure import frame
+
+    geom = geometry("esoloe-3andc")
+    image, want = frame(geom.game, seed, "any", None)
+    assert mark_turn(image, want, geom) > -MARK_MIN
+    fix = find_board(image, geom)
+    assert fix is not None and np.linalg.norm(fix.corners - want, axis=1).mean() < 10
