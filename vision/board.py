@@ -152,6 +152,12 @@ GOOD_SUPPORT = 0.7  # a fit whose pattern shows this well ends the search
 # showed 73..81 % and ended the search (dev e-SOLO-e 24, 154: that end 0.07..0.28, the
 # board's ends 0.57..0.65); stacks hide a side of the board's own fit as far (dev 67, 79)
 ENDING_SIDE = 0.3
+# and only where that side, moved up to PLACE_SIDE_MM in or out (1 px steps), shows the
+# board under PLACE_GAIN better (_shown): a side a few mm off (dev 3andC 104, 286: 5 mm
+# out, 4 mm in; 0.14, 0.03..0.04 better) ends no search; one stacks hide showed at most
+# 0.02 better (dev e-SOLO-e 67, 79, 111). 8 mm: under the 9.5 mm to the fields' outlines
+PLACE_SIDE_MM = 8.0
+PLACE_GAIN = 0.025
 # each side's outward normal in board mm (north, east, south, west: _side_points' order;
 # a side's corners are its index and the next one's in corners_mm's)
 SIDE_OUTWARD = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]])
@@ -1146,7 +1152,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                 best = (s, corners, start)
                 done = stop >= (GOOD_SUPPORT if geom.aspect < STRIP_ASPECT else STRIP_SUPPORT)
                 if done and geom.material == "ceramic":
-                    best = (*_past_weakest_side(grey, corners, s, geom, size), start)
+                    *fit, done = _past_weakest_side(grey, corners, s, geom, size)
+                    best = (*fit, start)
         if not rigid:
             fitted_from.append((shown, True, score, inset, quad, start))
     if best[1] is None and small:  # judged again on the frame without the blur
@@ -1292,16 +1299,19 @@ def _field_pitch(geom: Geometry) -> float:
 
 
 def _past_weakest_side(grey: np.ndarray, corners: np.ndarray, shown: float, geom: Geometry,
-                       size: tuple[int, int]) -> tuple[float, np.ndarray]:
-    """Where the tiles' search ends, at a fit ``corners`` showing ``shown`` (``_shown``):
-    (shown, corners) of it or, where its weakest side shows under ``ENDING_SIDE``
-    (``_side_shown``), of the better of two fits from it, if one shows more: aligned
-    (``vision.board_align.align``) and fitted (``fit_model``) again with that side moved
-    a field's pitch out (a fit a field short along the tile, its end on a field's
-    outline: dev e-SOLO-e 24, 154), and as it stands, aligned as a rigid view (its end a
-    few mm off: dev 25). Where stacks hide the side neither shows more and the fit stands
-    (dev 67, 79, 111); the search went on through all its other starts there instead
-    (session 13: 4..12 times the time)."""
+                       size: tuple[int, int]) -> tuple[float, np.ndarray, bool]:
+    """Where the tiles' search would end, at a fit ``corners`` showing ``shown``
+    (``_shown``): (shown, corners) of it or, where its weakest side shows under
+    ``ENDING_SIDE`` (``_side_shown``), of the better of two fits from it, if one shows
+    more: aligned (``vision.board_align.align``) and fitted (``fit_model``) again with
+    that side moved a field's pitch out (a fit a field short along the tile, its end on a
+    field's outline: dev e-SOLO-e 24, 154), and as it stands, aligned as a rigid view (its
+    end a few mm off: dev 25); and whether the search ends there: not where that side of
+    the better fit, moved up to ``PLACE_SIDE_MM`` in or out (1 px steps), shows the board
+    ``PLACE_GAIN`` better (a side a few mm off that neither alignment moved: dev 3andC
+    104, 286, which the search's other starts find). Where stacks hide the side it ends
+    and the fit stands (dev 67, 79, 111); the search went on through all its other starts
+    there instead (session 13: 4..12 times the time)."""
     from vision.board_align import align
 
     sign = _signs(grey, corners, geom, edge_model(geom))
@@ -1309,9 +1319,10 @@ def _past_weakest_side(grey: np.ndarray, corners: np.ndarray, shown: float, geom
     weakest = int(np.argmin(sides))
     best = (shown, corners)
     if sides[weakest] >= ENDING_SIDE:
-        return best
+        return (*best, True)
+    ends = [weakest, (weakest + 1) % 4]
     out = geom.corners_mm()
-    out[[weakest, (weakest + 1) % 4]] += _field_pitch(geom) * SIDE_OUTWARD[weakest]
+    out[ends] += _field_pitch(geom) * SIDE_OUTWARD[weakest]
     for start, rigid in ((_project(_H(corners, geom), out), False), (corners, True)):
         if not cv2.isContourConvex(start.astype(np.float32)):
             continue
@@ -1324,7 +1335,14 @@ def _past_weakest_side(grey: np.ndarray, corners: np.ndarray, shown: float, geom
         s = _shown(grey, fitted, geom, size)
         if s > best[0]:
             best = (s, fitted)
-    return best
+    H = _H(best[1], geom)
+    step = min(0.5, 1.0 / _px_per_mm(best[1], geom))  # 1 px
+    for d in np.arange(-PLACE_SIDE_MM, PLACE_SIDE_MM + 1e-9, step):
+        moved = geom.corners_mm()
+        moved[ends] += d * SIDE_OUTWARD[weakest]
+        if _shown(grey, _project(H, moved), geom, size) >= best[0] + PLACE_GAIN:
+            return (*best, False)
+    return (*best, True)
 
 
 def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,

@@ -76,14 +76,17 @@ def test_boards_behind_stacks_found(game, seed):
     assert np.linalg.norm(fix.corners - want, axis=1).mean() <= 10
 
 
-# dev renders (seeds 0..199, tuned on) missed before session 13: a fit a field along the
-# tile, its end on a field's outline, ended the search (ENDING_SIDE)
-@pytest.mark.parametrize("game, seed", [("esoloe", 24), ("esoloe", 154)])
-def test_a_fit_a_field_along_the_tile_does_not_end_the_search(game, seed):
+# dev renders (seeds 0..299, tuned on) missed before session 13: a fit a field along the
+# tile, its end on a field's outline, ended the search (e-SOLO-e 24, 154: ENDING_SIDE);
+# 3.7..5.2 px off after 2f53734: a fit with a side 4..5 mm off did (3andC 104, 286:
+# _past_weakest_side's PLACE_GAIN)
+@pytest.mark.parametrize("game, seed", [("esoloe", 24), ("esoloe", 154), ("esoloe-3andc", 104),
+                                        ("esoloe-3andc", 286)])
+def test_a_fit_off_along_its_weakest_side_does_not_end_the_search(game, seed):
     image, want = _render(game, seed, "any")
     fix = find_board(image, geometry(game))
     assert fix is not None
-    assert np.linalg.norm(fix.corners - want, axis=1).mean() <= 10
+    assert np.linalg.norm(fix.corners - want, axis=1).max() <= 1.5
 
 
 # dev renders (seeds 0..99, tuned on) missed before session 14: small blurred tiles, about
