@@ -79,14 +79,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _run(args) -> int:
+def _spec(args):
+    """The registry's spec of ``args.name`` with the command line's overrides."""
     from vision.train.registry import get
 
     spec = get(args.name)
-    spec = replace(spec, train_size=args.train_size or spec.train_size,
+    return replace(spec, train_size=args.train_size or spec.train_size,
                    test_size=args.test_size or spec.test_size, epochs=args.epochs or spec.epochs,
                    source=args.source or spec.source,
                    seed=spec.seed if args.seed is None else args.seed)
+
+
+def _run(args) -> int:
+    spec = _spec(args)
     spec.crop_source()  # a source that is not there: said before anything is loaded
 
     from vision import real_dice
