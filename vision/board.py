@@ -40,9 +40,8 @@ Steps (``find_board``):
    (``support``; on a strip the lesser of its pattern's share and its painted lines',
    taken down where the table beyond an end looks like the strip, ``_ends_clear``;
    on the other boards taken down as it is off a rigid view of the board, ``_shown``)
-   wins, if at least ``MIN_SUPPORT`` of its painted lines do (on the tiles, where none
-   does, their fits under ``SHARP_BELOW_PPM`` judged again on the frame without the
-   fits' blur): no board otherwise. The search ends at the first
+   wins, if at least ``MIN_SUPPORT`` of its painted lines do: no board otherwise. The
+   search ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
    ``STRIP_SUPPORT``; on the tiles, where a side of it shows under ``ENDING_SIDE``, it
    is first aligned and fitted again from itself twice, that side moved a field out and
@@ -173,16 +172,6 @@ MIN_SHARE = 0.25  # of the whole pattern (outline and lines) in place, below: no
 # the alignment's own corners (to the pixel) stand there
 FINE_FIT_PPM = 2.0
 MIN_SUPPORT = 0.2  # share of the painted lines seen in place, below: not the board
-FIT_BLUR_PX = 1.0  # the Gaussian that smooths the frame the fits read (fit_grey)
-# on the e-SOLO-e tiles where no fit shows the board, those whose board shows under this
-# many px a mm are judged (_shown) again on the frame without that blur (they were fitted
-# on the blurred one): there the 1 mm painted lines are about a pixel wide and blurred
-# they lay too shallow for MIN_LINE, so that even the true corners showed under
-# MIN_SUPPORT (dev 0..199, the three tile games: 8 of the 17 boards not found, at 0.96..
-# 1.16 px a mm). Not every fit judged so: fits judged unblurred beside others judged
-# blurred lost boards found before (e-SOLO-e 168, 3andC 169), and under 1.6 px a mm
-# chose one 4 px off (e-SOLO-e 63)
-SHARP_BELOW_PPM = 1.3
 # a found board's view (view_check): the camera's tilt from the board's normal at most
 # this (the system's cameras stand 0..60 degrees from vertical; the rest for the
 # assumed focal length and the lens), and no corner farther than VIEW_MISFIT of the
@@ -839,11 +828,10 @@ def _ends_clear(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float
     return float(min(1.0, beyond / BEYOND_LEVELS))
 
 
-def fit_grey(image: np.ndarray, blur: float = FIT_BLUR_PX) -> np.ndarray:
-    """The image the model fit reads: grey, float32, smoothed by a Gaussian of ``blur``
-    px (0: not smoothed)."""
+def fit_grey(image: np.ndarray) -> np.ndarray:
+    """The image the model fit reads: grey, float32, lightly smoothed."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return cv2.GaussianBlur(grey, (0, 0), blur) if blur > 0 else grey
+    return cv2.GaussianBlur(grey, (0, 0), 1.0)
 
 
 def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -1101,7 +1089,6 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     top = first = 0.0  # the best alignment score so far, and at the first tolerance
     quads, later = coarse_candidates(image, geom)
     fitted_from = []  # (support, start plausible, score, inset, candidate, start): _attempts
-    small = []  # (fit, start): the tiles' fits under SHARP_BELOW_PPM
     for rigid, late, inset, quad, start in _attempts(image, quads, later, geom, fitted_from,
                                                      lambda: best[0]):  # noqa: B023 (now's)
         if inset and quad is quads[0] and best[1] is not None:
@@ -1140,8 +1127,6 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                 if all(np.greater_equal(pattern_check(grey, ends, geom)[:2],
                                         pattern_check(grey, fitted, geom)[:2])):
                     tries.append(ends)
-        if geom.material == "ceramic" and _px_per_mm(aligned, geom) < SHARP_BELOW_PPM:
-            small += [(corners, start) for corners in tries]
         for corners in tries:
             s, stop = _shown(grey, corners, geom, size, stop=True)
             if geom.aspect >= STRIP_ASPECT:
@@ -1156,12 +1141,6 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                     best = (*fit, start)
         if not rigid:
             fitted_from.append((shown, True, score, inset, quad, start))
-    if best[1] is None and small:  # judged again on the frame without the blur
-        sharp = fit_grey(image, 0.0)
-        for corners, start in small:
-            s = _shown(sharp, corners, geom, size)
-            if s > best[0]:
-                best = (s, corners, start)
     if best[1] is None:
         return None
     corners = best[1]

@@ -8,7 +8,6 @@ import pytest
 
 from tests.vision.test_board import _projected_board, _render, _synthetic
 from vision.board import (
-    MIN_SUPPORT,
     RIGID_WEIGHT,
     VIEW_MISFIT,
     _misfit,
@@ -16,7 +15,6 @@ from vision.board import (
     find_board,
     fit_grey,
     geometry,
-    pattern_check,
     plausible_view,
 )
 
@@ -85,20 +83,6 @@ def test_boards_behind_stacks_found(game, seed):
 def test_a_fit_off_along_its_weakest_side_does_not_end_the_search(game, seed):
     image, want = _render(game, seed, "any")
     fix = find_board(image, geometry(game))
-    assert fix is not None
-    assert np.linalg.norm(fix.corners - want, axis=1).max() <= 1.5
-
-
-# dev renders (seeds 0..99, tuned on) missed before session 14: small blurred tiles, about
-# 1 px a mm, whose 1 mm painted lines fit_grey's blur leaves too shallow, so that not even
-# the true corners showed MIN_SUPPORT of them (SHARP_BELOW_PPM: judged unblurred there)
-@pytest.mark.parametrize("game, seed", [("esoloe-3andc", 78), ("esoloe-tictactoe", 78)])
-def test_a_small_blurred_tile_is_found(game, seed):
-    image, want = _render(game, seed, "any")
-    geom = geometry(game)
-    assert pattern_check(fit_grey(image), want, geom)[1] < MIN_SUPPORT
-    assert pattern_check(fit_grey(image, 0.0), want, geom)[1] >= 2 * MIN_SUPPORT
-    fix = find_board(image, geom)
     assert fix is not None
     assert np.linalg.norm(fix.corners - want, axis=1).max() <= 1.5
 
