@@ -35,6 +35,7 @@ seen from straight above) gets player 0 with confidence 0.5 and the other as alt
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from functools import cache
 
 import cv2
@@ -567,11 +568,19 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     out = []
     blue_fields = set(three_and_c_blue()) if geom.game == "esoloe-3andc" else set()
     tops_read = symbols and geom.game not in STACKING  # tic-tac-toe: one high, symbol up
+    top_symbols: dict[int, float] = {}  # field -> _top_symbol's reading, cut and read once
+
+    def top_symbol(i: int) -> float:
+        if i not in top_symbols:
+            _, u, v, _ = geom.cells[i]
+            top_symbols[i] = _top_symbol(image, frame, u, v, calibration, model)
+        return top_symbols[i]
+
     for i, (_, u, v, half) in enumerate(geom.cells):
         crop = square_crop(image, H, u, v, half * 0.6, 16)
         p = _occupied(crop, geom, reference, glaze, i in blue_fields)
         if tops_read and max(p, 1 - p) < FACE_CONFIDENT:
-            p = _weighed_by_symbol(p, _top_symbol(image, frame, u, v, calibration, model))
+            p = _weighed_by_symbol(p, top_symbol(i))
         field = {"occupied": p >= 0.5, "confidence": max(p, 1 - p)}
         if field["confidence"] < FACE_CONFIDENT:  # a cube missed would be this player's
             field["player"], field["player_confidence"] = _player(crop, glaze_a, pieces)
@@ -581,7 +590,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                               frame.dist, prior=prior)
     if _behind(image, frame, geom, out, heights, reference, glaze, blue_fields,
-               model if tops_read else None, calibration):
+               top_symbol if tops_read else None):
         heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                                   frame.dist, prior=prior)
     firsts: dict[int, tuple] = {}  # the top face found on the first level's plane
@@ -876,8 +885,8 @@ def _peek_likelihood(image: np.ndarray, frame: _Frame, u: float, v: float,
 
 
 def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heights: list,
-            reference: float, glaze, blue_fields: set, symbol_model=None,
-            calibration: dict | None = None) -> bool:
+            reference: float, glaze, blue_fields: set,
+            top_symbol: Callable[[int], float] | None = None) -> bool:
     """A field whose centre on the board (where occupancy is judged) another stack hides
     from the camera (the 3x3 games' far rows) reads that stack, not itself: it is judged
     again on the points of the board within its cube's footprint that the camera sees
@@ -890,10 +899,10 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
     (``TOP_CHROMA``), or where ``PAST_EMPTY`` of those whose line of sight past it lands on
     the board or the table where no other stack stands in front (``PAST_MIN``, at least)
     look like the glaze or the table (``stack_height.background_models``), the field is
-    empty (at most ``HIDDEN_SURE``); else, given the ``symbol_model`` (tic-tac-toe: cubes one
-    high, symbol up) where that top face is seen (but ``UP_MAX_HIDDEN`` of it), it holds a
-    cube where the model reads a symbol on the up face of one cube cut there
-    (``_top_symbol``: at least ``HIDDEN_SYMBOL``) and is empty where it does not, at
+    empty (at most ``HIDDEN_SURE``); else, given ``top_symbol`` (field -> ``_top_symbol``'s
+    reading; tic-tac-toe: cubes one high, symbol up) where that top face is seen (but
+    ``UP_MAX_HIDDEN`` of it), it holds a cube where the model reads a symbol on the up face
+    of one cube cut there (at least ``HIDDEN_SYMBOL``) and is empty where it does not, at
     ``HIDDEN_SURE``; else it stays as read at ``HIDDEN_CONFIDENCE``, so a second
     camera's view or the referee's caution takes over (a line of sight past it that lands
     on another stack tells nothing by colour: a cube's top and that stack's side face both
@@ -970,9 +979,8 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
             occupied = field["occupied"] and not bare
             confidence = (float(np.clip(max(1 - p, share), HIDDEN_CONFIDENCE, HIDDEN_SURE))
                           if bare else HIDDEN_CONFIDENCE)
-            if not bare and symbol_model is not None and top_seen >= 1 - UP_MAX_HIDDEN:
-                occupied = _top_symbol(image, frame, u, v, calibration,
-                                       symbol_model) >= HIDDEN_SYMBOL
+            if not bare and top_symbol is not None and top_seen >= 1 - UP_MAX_HIDDEN:
+                occupied = top_symbol(i) >= HIDDEN_SYMBOL
                 confidence = HIDDEN_SURE
         changed |= occupied != field["occupied"]
         field.update(occupied=occupied, confidence=confidence)
