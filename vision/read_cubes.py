@@ -81,6 +81,7 @@ from vision.board import BoardFix, Geometry, homography
 from vision.classifier import Prediction, shared, stone_token
 from vision.grid import board_pose, robust_lstsq, square_crop
 from vision.observe import predict
+from vision.own_lines import shifted
 from vision.reading import Reading
 
 STONE_TOP_MM = 6.0  # vision.render.pieces.STONE_THICK_MM
@@ -802,10 +803,7 @@ def _moved(fix: BoardFix, found: np.ndarray, geom: Geometry) -> BoardFix | None:
     if (np.abs(_displaced(params, centres)).max() < REFINE_MIN_MM
             or np.abs(shift).max() > MAX_REFINE_MM):
         return None
-    corners_mm = geom.corners_mm() + shift
-    corners = cv2.perspectiveTransform(corners_mm.reshape(-1, 1, 2),
-                                       homography(fix, geom)).reshape(4, 2)
-    return BoardFix(corners, fix.coarse)
+    return shifted(fix, geom, shift)
 
 
 def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:

@@ -47,6 +47,7 @@ from rules.miwin import BY_COLOUR
 from vision.board import LEATHER_LIP_MM, LEATHER_STITCH_MM, BoardFix, Geometry, homography
 from vision.cube_geometry import boxes_mask
 from vision.grid import BoardPose, board_pose, robust_lstsq, square_crop
+from vision.own_lines import light_ridges, shifted
 from vision.piece_colours import measured
 from vision.read_miwin import (
     COLOURS,
@@ -192,7 +193,7 @@ def _leather_lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry,
     (``BAND_MM``, off the field numbers), and the stitching along each long side
     (``STITCH_SIDE_MM``; in the south with the lip beside it, ``SOUTH_OUT_MM``) per field,
     away from the separators: the strongest light ridge within ``reach`` (mm),
-    sub-pixel, kept where it rises ``LINE_RISE`` and lies inside the reach; a piece where
+    sub-pixel (``vision.own_lines.light_ridges``), kept where it rises ``LINE_RISE`` and lies inside the reach; a piece where
     a pawn, a die or a hand hides the line is its own (the fit is robust)."""
     s = 1.0 / REFINE_PX_PER_MM
     half_u = geom.width / 2 + reach
@@ -206,38 +207,26 @@ def _leather_lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry,
     ref = max(float(np.median(view[::3, ::3])), 1.0)
     steps = np.arange(-round(reach * REFINE_PX_PER_MM), round(reach * REFINE_PX_PER_MM) + 1)
 
-    def peaks(profiles: np.ndarray, at: np.ndarray, side_mm: np.ndarray) -> tuple:
-        """Per profile (its coordinate's first pixel at 0 mm), the offset (mm) and
-        response of the strongest light ridge (lighter than ``side_mm`` either side)
-        within reach of ``at`` (mm), sub-pixel."""
-        n = np.arange(len(profiles))[:, None]
-        i = np.round(at / s).astype(int)[:, None] + steps
-        side = np.round(side_mm * REFINE_PX_PER_MM).astype(int)[:, None]
-        r = profiles[n, i] - 0.5 * (profiles[n, i - side] + profiles[n, i + side])
-        j = np.argmax(r[:, 1:-1], axis=1) + 1
-        n = n[:, 0]
-        d0, d1, d2 = r[n, j - 1], r[n, j], r[n, j + 1]
-        sub = np.clip(0.5 * (d0 - d2) / np.minimum(d0 - 2 * d1 + d2, -1e-6), -0.5, 0.5)
-        return (steps[j] + sub) * s, d1 / ref
-
     pitch = geom.width / len(geom.cells)
     seps = -geom.width / 2 + pitch * np.arange(1, len(geom.cells))
     bands = np.stack([view[(v_mm >= v0) & (v_mm <= v1)].mean(axis=0) for v0, v1 in BAND_MM])
     at = np.repeat(seps + LEATHER_LIP_MM[0], len(BAND_MM)) + cu * s
-    off, r = peaks(np.tile(bands, (len(seps), 1)), at, np.full(len(at), LIP_SIDE_MM))
+    off, r, _ = light_ridges(np.tile(bands, (len(seps), 1)),
+                             np.round(at / s).astype(int)[:, None],
+                             round(LIP_SIDE_MM * REFINE_PX_PER_MM), steps)
     rows = [np.column_stack([np.repeat(seps, len(BAND_MM)),
                              np.tile([np.mean(b) for b in BAND_MM], len(seps)),
-                             np.zeros(len(at)), off, r])]
+                             np.zeros(len(at)), off[:, 0] * s, r[:, 0] / ref])]
     stitch_v = geom.depth / 2 - LEATHER_STITCH_MM[geom.game]
     centres = np.array([u for _, u, _, _ in geom.cells])
     fields = np.stack([view[:, np.abs(u_mm - c) <= pitch / 2 - 2.0].mean(axis=1)
                        for c in centres])
     for sign, v, side in ((1.0, stitch_v, STITCH_SIDE_MM),  # the view's rows run south
                           (-1.0, stitch_v + SOUTH_OUT_MM, SOUTH_SIDE_MM)):
-        off, r = peaks(fields, np.full(len(centres), cv * s - sign * v),
-                       np.full(len(centres), side))
+        at = np.full((len(centres), 1), round((cv * s - sign * v) / s))
+        off, r, _ = light_ridges(fields, at, round(side * REFINE_PX_PER_MM), steps)
         rows.append(np.column_stack([centres, np.full(len(centres), sign * v),
-                                     np.ones(len(centres)), -off, r]))
+                                     np.ones(len(centres)), -off[:, 0] * s, r[:, 0] / ref]))
     rows = np.concatenate(rows)
     # a piece at the end of its reach is none: its line shows nowhere within it
     inside = np.abs(rows[:, 3]) < reach - s
@@ -304,9 +293,7 @@ def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
         if k > 0 and shift is not None and np.abs(shift).max() < STILL_MM:
             break
         if shift is not None and np.abs(shift).max() <= limit:
-            corners = cv2.perspectiveTransform((geom.corners_mm() + shift).reshape(-1, 1, 2),
-                                               homography(fix, geom)).reshape(4, 2)
-            moved = BoardFix(corners, fix.coarse)
+            moved = shifted(fix, geom, shift)
             again = _leather_lines(grey, homography(moved, geom), geom)
             if _agreement(again) > _agreement(found):
                 fix, found = moved, again

@@ -19,6 +19,7 @@ import numpy as np
 from vision.board import LEATHER_STITCH_MM, BoardFix, Geometry, homography
 from vision.cube_geometry import boxes_mask
 from vision.grid import BoardPose, board_pose
+from vision.own_lines import light_ridges, shifted
 from vision.piece_colours import measured
 from vision.read_miwin import (
     COLOURS,
@@ -108,8 +109,8 @@ def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float) -> np
     ``read_neunfeld._leather_lines`` gives them. Per line (the grid's, ``_grid_lines``,
     with sides ``LIP_SIDE_MM``, and the stitching's, ``STITCH_SIDE_MM``) and per piece
     along it, the profile across it averaged along the piece: the strongest light ridge
-    within ``reach``, sub-pixel, kept where it rises ``LINE_RISE`` of the board's median
-    grey and lies inside the reach. The grid's lips lie up to ``LIP_PLAY_MM`` to one side
+    within ``reach``, sub-pixel (``vision.own_lines.light_ridges``), kept where it rises
+    ``LINE_RISE`` of the board's median grey and lies inside the reach (not at its end). The grid's lips lie up to ``LIP_PLAY_MM`` to one side
     of its lines, which side by the leather's turn: per axis the grid's offsets are taken
     less the median of theirs against the stitching's (where ``MIN_STITCH`` of its pieces
     show that way; else as they are)."""
@@ -131,16 +132,12 @@ def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float) -> np
         found = []
         for at, side_mm, play in ((_grid_lines(geom, axis), LIP_SIDE_MM, LIP_PLAY_MM),
                                   (np.array([-stitch, stitch]), STITCH_SIDE_MM, 0.0)):
-            side, wide = int(round(side_mm / s)), reach + play
+            wide = reach + play
             window = np.arange(-round(wide / s), round(wide / s) + 1)
-            idx = c + np.round(sign * at / s).astype(int)[:, None] + window  # (lines, window)
-            ridge = (bands[:, idx] - 0.5 * (bands[:, idx - side] + bands[:, idx + side])) / ref
-            best = np.clip(np.argmax(ridge, axis=2), 1, len(window) - 2)
-            top, lo, hi = (np.take_along_axis(ridge, (best + k)[..., None], 2)[..., 0]
-                           for k in (0, -1, 1))
-            sub = np.clip(0.5 * (lo - hi) / np.minimum(lo - 2 * top + hi, -1e-6), -0.5, 0.5)
-            off = sign * (window[best] + sub) * s
-            keep = (top >= LINE_RISE) & (np.abs(off) < wide - s)
+            idx = c + np.round(sign * at / s).astype(int)[None, :]  # (1, lines)
+            off, top, end = light_ridges(bands, idx, int(round(side_mm / s)), window)
+            off, top = sign * off * s, top / ref  # (pieces, lines)
+            keep = (top >= LINE_RISE) & (np.abs(off) < wide - s) & ~end
             p, k = np.nonzero(keep)
             uv = (at[k], pieces[p]) if axis == 0 else (pieces[p], at[k])
             found.append(np.column_stack([*uv, np.full(len(p), axis), off[keep], top[keep]]))
@@ -169,9 +166,7 @@ def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
             continue
         if np.abs(shift).max() < STILL_MM:
             break
-        corners = cv2.perspectiveTransform((geom.corners_mm() + shift).reshape(-1, 1, 2),
-                                           H).reshape(4, 2)
-        moved = BoardFix(corners, fix.coarse)
+        moved = shifted(fix, geom, shift)
         again = _lines(grey, homography(moved, geom), geom, REFINE_REACH_MM)
         if _agreement(again) > _agreement(found):
             fix, found, H = moved, again, homography(moved, geom)
