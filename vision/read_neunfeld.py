@@ -33,7 +33,9 @@ the three Miwin dice before their holders.
   (``_holders``); the other reading is the alternative. A die not seen lies where the
   rules make likelier, at confidence 0.5 with the other readings. Tops by
   ``models/pips.onnx``; a top read against its centre pip (odd faces have one, even ones
-  none) is listed uncertain at 0.5 (``read_miwin.dice_tops``, as Tyr's).
+  none) is listed uncertain at 0.5 (``read_miwin.dice_tops``, as Tyr's); a top in doubt is
+  read again on crops moved towards and away from the camera (``dice_tops``' ``camera``:
+  a black top placed off towards the board's dark edge showed only part of itself).
 """
 
 from __future__ import annotations
@@ -618,7 +620,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
         board, dice_boxes(seen, -geom.thickness, DIE_MM - geom.thickness)))
     for i in range(2):
         reading.add(pconfs[i], f"pawns.{i}", 0.9, palts[i])
-    tops = dict(zip([d.colour for d in seen], dice_tops(image, H, seen, calibration),
+    tops = dict(zip([d.colour for d in seen], dice_tops(image, H, seen, calibration, camera),
                     strict=True))
     holders = _holders(found, tops, pawns, geom)
     for colour in COLOURS:

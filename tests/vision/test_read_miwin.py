@@ -53,7 +53,8 @@ def _spy(profile):
 def test_an_enrolled_d6_profile_reads_the_dice_tops_at_runtime(tmp_path, game, seed):
     """A profile of ordinary dice (``tableref enrol --dice d6``: the model answering 1..6
     only) loaded from its file as ``observe --profile`` loads it: the pips model's run
-    goes through it (once a frame), and the tops the plain model reads 7..9 (all three
+    goes through it (once a frame, and on Neunfeld once more for the crops moved where a
+    top is in doubt: ``read_miwin.dice_tops``), and the tops the plain model reads 7..9 (all three
     dice of these frames show 7..9) are no longer read so."""
     from calibration import enrol, files
     from vision.measure import truth_fix
@@ -81,6 +82,7 @@ def test_an_enrolled_d6_profile_reads_the_dice_tops_at_runtime(tmp_path, game, s
     spy = _spy(calibration["profile"])
     calibration.update(profile=spy, board=board)
     dice = observe(image, game, calibration=calibration)["position"]["dice"]
-    assert spy.asked == [("pips", 3)]
+    assert spy.asked[0] == ("pips", 3) and all(name == "pips" for name, _ in spy.asked)
+    assert len(spy.asked) <= 2
     assert all(d["top"] is None or d["top"] <= 6 for d in dice.values())
     assert any(d["top"] is not None for d in dice.values())
