@@ -52,6 +52,7 @@ from vision.reading import Reading
 from vision.stack_height import (
     CUBE_DISTANCE,
     FLAT_PRIOR,
+    MAX_LEVELS,
     PRIOR,
     background_models,
     measure_heights,
@@ -149,7 +150,11 @@ SYMBOL_EVEN = 0.95  # in tic-tac-toe a field whose occupancy is unsure (under FA
 #   0.95..0.999, an empty field's cut mostly under 0.9: the glaze, a shadow, the painted
 #   outline). Dev renders, tic-tac-toe, any camera, true corners, seeds 0..249 / 250..499,
 #   such fields read wrong made right / right made wrong: 13 / 2, 14 / 1 (0.93: 13 / 2,
-#   15 / 4; the log-odds x 0.75: 12 / 2, 13 / 1)
+#   15 / 4; the log-odds x 0.75: 12 / 2, 13 / 1). In e-SOLO-e (every cube placed symbol
+#   up) so are the fields seen within ``STEEP_DEG`` of straight down, the up face cut on
+#   the planes of 1..4 cubes: dev renders, esoloe, overhead, true corners, 0..299, such
+#   fields wrong 30 -> 15 (19 made right, 4 made wrong; the one-cube plane alone 35, 1..2
+#   17); obliquely an empty field's cuts above it show the stacks behind it (not done)
 TOP_CHROMA = 10.0  # ... or they show no cube: the glaze's colour (Lab a, b within this of
 #   the glaze's; ``_peek_likelihood`` too: a pale natural cube top in strong light looks
 #   as light as glaze)
@@ -567,25 +572,27 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     pieces = piece_colours.measured(calibration, geom.game)
     out = []
     blue_fields = set(three_and_c_blue()) if geom.game == "esoloe-3andc" else set()
-    tops_read = symbols and geom.game not in STACKING  # tic-tac-toe: one high, symbol up
+    stacking = geom.game in STACKING
+    tops_read = symbols and not stacking  # tic-tac-toe: one high, symbol up
     top_symbols: dict[int, float] = {}  # field -> _top_symbol's reading, cut and read once
 
     def top_symbol(i: int) -> float:
         if i not in top_symbols:
             _, u, v, _ = geom.cells[i]
-            top_symbols[i] = _top_symbol(image, frame, u, v, calibration, model)
+            top_symbols[i] = _top_symbol(image, frame, u, v, calibration, model,
+                                         MAX_LEVELS if stacking else 1)
         return top_symbols[i]
 
     for i, (_, u, v, half) in enumerate(geom.cells):
         crop = square_crop(image, H, u, v, half * 0.6, 16)
         p = _occupied(crop, geom, reference, glaze, i in blue_fields)
-        if tops_read and max(p, 1 - p) < FACE_CONFIDENT:
+        if max(p, 1 - p) < FACE_CONFIDENT and (tops_read or (symbols and _steep(
+                frame, u, v, 0.0))):  # e-SOLO-e: a stack's top seen from above
             p = _weighed_by_symbol(p, top_symbol(i))
         field = {"occupied": p >= 0.5, "confidence": max(p, 1 - p)}
         if field["confidence"] < FACE_CONFIDENT:  # a cube missed would be this player's
             field["player"], field["player_confidence"] = _player(crop, glaze_a, pieces)
         out.append(field)
-    stacking = geom.game in STACKING
     prior = PRIOR if stacking else FLAT_PRIOR
     heights = measure_heights(image, frame.pose, geom, [f["occupied"] for f in out],
                               frame.dist, prior=prior)
@@ -990,12 +997,13 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
 
 
 def _top_symbol(image: np.ndarray, frame: _Frame, u: float, v: float,
-                calibration: dict | None, model) -> float:
+                calibration: dict | None, model, levels: int = 1) -> float:
     """The surest probability of a symbol (not blank) the symbol model reads on the up face
-    of one cube on the field centred at (u, v), cut unturned on its centre and ``PROBE_MM``
-    off it along both diagonals (as ``_probe_heights`` cuts a height's up face)."""
-    plane = frame.pose.plane_homography(CUBE_MM)
-    crops = [_up_cut(image, plane, u + du, v + dv, 0.0)
+    of a stack of 1..``levels`` cubes on the field centred at (u, v), cut unturned on its
+    centre and ``PROBE_MM`` off it along both diagonals (as ``_probe_heights`` cuts a
+    height's up face)."""
+    crops = [_up_cut(image, frame.pose.plane_homography(n * CUBE_MM), u + du, v + dv, 0.0)
+             for n in range(1, levels + 1)
              for du, dv in [(0.0, 0.0)] + list(itertools.product((-PROBE_MM, PROBE_MM),
                                                                 repeat=2))]
     return max(p for pred in predict(calibration, "symbol", model, crops, 4)
