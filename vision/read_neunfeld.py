@@ -195,8 +195,9 @@ def _leather_lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry,
     (``BAND_MM``, off the field numbers), and the stitching along each long side
     (``STITCH_SIDE_MM``; in the south with the lip beside it, ``SOUTH_OUT_MM``) per field,
     away from the separators: the strongest light ridge within ``reach`` (mm),
-    sub-pixel (``vision.own_lines.light_ridges``), kept where it rises ``LINE_RISE`` and lies inside the reach; a piece where
-    a pawn, a die or a hand hides the line is its own (the fit is robust)."""
+    sub-pixel (``vision.own_lines.light_ridges``), kept where it rises ``LINE_RISE`` and
+    lies inside the reach; a piece where a pawn, a die or a hand hides the line is its
+    own (the fit is robust)."""
     s = 1.0 / REFINE_PX_PER_MM
     half_u = geom.width / 2 + reach
     half_v = geom.depth / 2 + reach + SOUTH_SIDE_MM

@@ -110,10 +110,11 @@ def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float) -> np
     with sides ``LIP_SIDE_MM``, and the stitching's, ``STITCH_SIDE_MM``) and per piece
     along it, the profile across it averaged along the piece: the strongest light ridge
     within ``reach``, sub-pixel (``vision.own_lines.light_ridges``), kept where it rises
-    ``LINE_RISE`` of the board's median grey and lies inside the reach (not at its end). The grid's lips lie up to ``LIP_PLAY_MM`` to one side
-    of its lines, which side by the leather's turn: per axis the grid's offsets are taken
-    less the median of theirs against the stitching's (where ``MIN_STITCH`` of its pieces
-    show that way; else as they are)."""
+    ``LINE_RISE`` of the board's median grey and lies inside the reach (not at its end).
+    The grid's lips lie up to ``LIP_PLAY_MM`` to one side of its lines, which side by the
+    leather's turn: per axis the grid's offsets are taken less the median of theirs
+    against the stitching's (where ``MIN_STITCH`` of its pieces show that way; else as
+    they are)."""
     s = 1.0 / REFINE_PX_PER_MM
     c = int(np.ceil((geom.width / 2 + reach + LIP_SIDE_MM + LIP_PLAY_MM) / s)) + 2
     n = 2 * c + 1
