@@ -42,6 +42,14 @@ PRIOR = (0.4, 0.3, 0.2, 0.1)  # heights 1..4 of an occupied field before any lev
 FLAT_PRIOR = (0.97, 0.02, 0.01, 0.0)  # ... in a game that forbids stacking (a stack there is
 #   a player's mistake, which the referee is to name)
 BLUE_SAMPLE = 6.0  # mm: 3andC's blue glaze is sampled this near its empty fields' centres
+BLUE_BELOW_B = 15.0  # ... and on 3andC a pixel this much bluer (Lab b) than the white glaze,
+BLUE_LIGHT = 0.2  # ... not darker than this share of its lightness, is blue glaze too
+#   (``BlueHue``; read_esoloe's occupancy test, BLUE_FIELD_B and BLUE_MIN_LIGHT): the
+#   glaze sampled on the empty blue fields is often missing (each blue field occupied, or
+#   behind a stack as tall as MAX_LEVELS) or lit otherwise than the one behind a cube,
+#   whose level above it then read as a cube. Dev renders, 3andC, any camera, true
+#   corners, seeds 0..399: heights wrong 18 -> 8, top players wrong 20 -> 16, exact
+#   341 -> 351 of 400
 SHARPNESS = 3.0  # a height's weight grows as exp(SHARPNESS x score): two heights whose scores
 #   differ by m split as the old confidence 0.5 + 0.5 tanh(1.5 m)
 CROP_HALF_MM = 32.0  # ``height_crop``: the square round a field the height model reads
@@ -133,13 +141,33 @@ def _samples(lab: np.ndarray, pts: np.ndarray, hidden: np.ndarray) -> np.ndarray
     return lab[p[:, 1], p[:, 0]].astype(np.float64)
 
 
+@dataclass
+class BlueHue:
+    """3andC's blue glaze by its hue alone, whatever its light: pixels ``BLUE_BELOW_B``
+    bluer than the white glaze (Lab ``glaze``) and not darker than ``BLUE_LIGHT`` of it
+    (a cube's shaded face is near grey, so bluer than a warm glaze). As a
+    ``ColourModel``'s distance: 0 there, else infinite."""
+
+    glaze: np.ndarray  # Lab (3,)
+
+    def distance(self, lab: np.ndarray) -> np.ndarray:
+        blue = ((lab[..., 2] < self.glaze[2] - BLUE_BELOW_B)
+                & (lab[..., 0] >= BLUE_LIGHT * self.glaze[0]))
+        return np.where(blue, 0.0, np.inf)
+
+
 def background_models(lab: np.ndarray, pose: BoardPose, geom: Geometry, hidden: np.ndarray,
-                      dist=None, occupied: list[bool] | None = None) -> list[ColourModel]:
+                      dist=None, occupied: list[bool] | None = None
+                      ) -> list[ColourModel | BlueHue]:
     """Colour models of the glaze and of the table (``glaze_and_table``) and, on a 3andC
-    board, of its blue glaze (``blue_glaze``), those sampled."""
-    models = list(glaze_and_table(lab, pose, geom, hidden, dist))
+    board, of its blue glaze (``blue_glaze``, and by its hue: ``BlueHue``), those
+    sampled."""
+    glaze, table = glaze_and_table(lab, pose, geom, hidden, dist)
+    models: list = [glaze, table]
     if occupied is not None:
         models.append(blue_glaze(lab, pose, geom, hidden, occupied, dist))
+        if glaze is not None and geom.game == "esoloe-3andc":
+            models.append(BlueHue(glaze.median))
     return [m for m in models if m is not None]
 
 

@@ -12,7 +12,7 @@ from vision.measure import truth_fix
 from vision.read_esoloe import read_fields
 from vision.render.frame import RenderOptions, render_scene
 from vision.render.positions import random_position
-from vision.stack_height import blue_glaze
+from vision.stack_height import BlueHue, blue_glaze
 
 
 def _render(game: str, seed: int):
@@ -26,8 +26,9 @@ def _render(game: str, seed: int):
 # field 0 (a green cube on a blue field, 1.5 px a mm in dim light) read empty and the
 # cube in front of it, field 3, took its top as a second level; that is a different
 # error (an occupied field missed: read_esoloe.BLUE_MIN_LIGHT,
-# test_read_esoloe_blue_fields.py).
-@pytest.mark.parametrize("seed, field", [(164, 3), (184, 3), (155, 7)])
+# test_read_esoloe_blue_fields.py). 77's field 7 and 112's field 3: no empty blue field
+# was seen to sample, or it was lit otherwise than the one behind (``BlueHue``).
+@pytest.mark.parametrize("seed, field", [(164, 3), (184, 3), (155, 7), (77, 7), (112, 3)])
 def test_single_cubes_before_an_empty_blue_field_read_one_high(seed, field):
     game = "esoloe-3andc"
     image, truth = _render(game, seed)
@@ -52,3 +53,12 @@ def test_the_blue_glaze_is_sampled_on_empty_blue_fields_of_3andc_only():
     assert blue_glaze(lab, pose, geom, hidden, [True] * 9) is None  # no empty blue field
     esoloe = geometry("esoloe-tictactoe")
     assert blue_glaze(lab, pose, esoloe, hidden, occupied) is None
+
+
+def test_blue_by_hue_whatever_its_light_but_not_grey_or_wood():
+    """``BlueHue``: 15 bluer (Lab b) than the white glaze and not darker than 0.2 of it is
+    blue glaze (distance 0), lit or shaded; a shaded grey face, wood, green stain are not."""
+    hue = BlueHue(np.array([220.0, 128.0, 134.0]))
+    lab = np.array([[200.0, 125.0, 90.0], [70.0, 128.0, 110.0], [30.0, 128.0, 100.0],
+                    [120.0, 128.0, 128.0], [170.0, 135.0, 160.0], [110.0, 115.0, 150.0]])
+    assert hue.distance(lab).tolist() == [0.0, 0.0] + [np.inf] * 4
