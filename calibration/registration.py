@@ -157,6 +157,15 @@ GIVEN_LINES_SHOWN = 0.9
 #: (median 0.58 -> 0.38 mm; 111 0.98 -> 0.32), the bench's clicks refused 18 -> 14 of 64
 OWN_LINES = {"cubes": "vision.read_cubes", "neunfeld": "vision.read_neunfeld",
              "tyr": "vision.read_tyr"}
+#: ... the reader's refit so made (keywords of its ``refine``): on Neunfeld's strip every
+#: move taken, where the reader keeps corners its lines move under
+#: ``read_neunfeld.MIN_MOVE_PX`` (2 px, a frame's corners steady), which at the far side
+#: of an oblique view is over a millimetre: dev Neunfeld oblique 1470 stored 1.25 ->
+#: 0.32 mm; ``bench.calibration_bench boards 1448..1471 neunfeld``, automatic oblique
+#: 16/6/2 -> 17/6/1 (under 1 mm / refused / over), median 0.39 -> 0.23 mm, overhead
+#: 21/3/0 both, 0.30 both (worst 0.6 -> 0.7); clicked oblique 18/4/2 both, 0.29 -> 0.23,
+#: overhead 21/2/1 both, 0.32 -> 0.31
+REFIT_OPTIONS = {"neunfeld": {"min_move_px": 0.0}}
 #: ... and on Cubes' card then moved by its grid's robust fit (``_on_grid``) up to
 #: ``GRID_PASSES`` times, while the grid agrees no worse, until a corner moves under
 #: ``GRID_STILL_MM``: the reader's refit moves only where the lines agree 1.2 times
@@ -759,13 +768,15 @@ def _on_own_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
 
 def _refitted(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
     """``corners`` refitted as ``OWN_LINES``' reader refits them (``refine``: unchanged
-    where the lines do not agree better with a move), on Cubes' card then on its grid's
-    fit (``_on_grid``); then, twice, on Neunfeld's strip its long sides onto its stitching
-    and on Cubes' card each side onto its printed band's inner edge (``_on_sides``)."""
+    where the lines do not agree better with a move; ``REFIT_OPTIONS``), on Cubes' card
+    then on its grid's fit (``_on_grid``); then, twice, on Neunfeld's strip its long
+    sides onto its stitching and on Cubes' card each side onto its printed band's inner
+    edge (``_on_sides``)."""
     import importlib
 
     reader = importlib.import_module(OWN_LINES[geom.game])
-    corners = reader.refine(grey, BoardFix(corners, corners), geom).corners
+    corners = reader.refine(grey, BoardFix(corners, corners), geom,
+                            **REFIT_OPTIONS.get(geom.game, {})).corners
     if geom.game == "cubes":
         corners = _on_grid(grey, corners, geom)
     if geom.game in SIDES_FITTED:

@@ -272,15 +272,17 @@ def _sides(found: np.ndarray) -> int:
     return int(min((stitch[:, 1] > 0).sum(), (stitch[:, 1] < 0).sum()))
 
 
-def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
+def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry,
+           min_move_px: float = MIN_MOVE_PX) -> BoardFix:
     """``fix`` moved onto the leather's own lines (``_leather_lines``): first its corners
     across the strip onto the stitching alone (corners off across the strip shear the
     separators in the view), then all four corners onto every piece, ``REFINE_PASSES``
     times (until such a pass moves no corner ``STILL_MM``); where the stitching does not show
     along a side within ``REFINE_REACH_MM``, the first move onto it sought within
     ``WIDE_REACH_MM``; each move taken only where the lines agree with the moved fix
-    better (``_agreement``), and the whole only where it moves a corner ``MIN_MOVE_PX``
-    or more (corners on the lines are kept as they are)."""
+    better (``_agreement``), and the whole only where it moves a corner ``min_move_px``
+    or more (corners on the lines are kept as they are; registration takes every move,
+    ``calibration.registration.REFIT_OPTIONS``)."""
     start = fix
     found = _leather_lines(grey, homography(fix, geom), geom)
     seek, limit = found, MAX_SHIFT_MM  # the pieces the corners are moved onto
@@ -302,7 +304,7 @@ def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
                 fix, found = moved, again
         seek, limit = found, MAX_SHIFT_MM
     moved_px = float(np.linalg.norm(fix.corners - start.corners, axis=1).max())
-    return fix if moved_px >= MIN_MOVE_PX else start
+    return fix if moved_px >= min_move_px else start
 
 
 def _upright(R: np.ndarray, t: np.ndarray) -> bool:
