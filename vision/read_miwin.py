@@ -121,14 +121,18 @@ CROP_PX = 64  # the side of a top's crop
 CENTRE_PIP = (0.1, 0.6)
 CENTRE_DOUBT = 0.5
 #: a top read under ``MOVED_BELOW`` (listed uncertain) is read again on crops moved
-#: ``MOVED_MM`` along the line from the die to the camera's foot, and taken from the one
-#: that reads it most surely where that reaches ``MOVED_SURE`` (``dice_tops``): a black
-#: top whose place the board's dark side face or edge pulled 5..12 mm away from the camera
-#: cut off the top's near half and read 6 or 3 for a 2 at 0.2..0.6. Neunfeld dev renders
-#: (any camera, true corners; 0..199, 1600..1799): exact 183 -> 189, 186 -> 189 (black
-#: tops wrong 11 -> 6, 9 -> 4; one red 8 read 3 from a crop 6 mm off, 0.90)
+#: ``MOVED_MM`` along the line from the die to the camera's foot and ``MOVED_ACROSS_MM``
+#: across it, and taken from the one that reads it most surely where that reaches
+#: ``MOVED_SURE`` (``dice_tops``): a black top whose place the board's dark side face or
+#: edge pulled 5..12 mm away from the camera cut off the top's near half and read 6 or 3
+#: for a 2 at 0.2..0.6; others lay 5..7 mm off across that line too (a 2 read 3). Neunfeld
+#: dev renders (any camera, true corners), exact of 200 without -> along the line only ->
+#: across it too: 0..199 183 -> 189 -> 192, 1600..1799 186 -> 189 -> 189, 200..299 (of
+#: 100) 95 -> 96 -> 96 (black tops wrong 11 -> 3, 9 -> 5, 1 -> 1; lost: 1754, an 8 read
+#: 6; 225, a 6 read 3)
 MOVED_BELOW = 0.9
 MOVED_MM = (-12.0, -9.0, -6.0, -3.0, 3.0, 6.0, 9.0, 12.0)
+MOVED_ACROSS_MM = (-9.0, -6.0, -3.0, 3.0, 6.0, 9.0)
 MOVED_SURE = 0.9
 #: Lab L's weight against a and b in ``measured_scores``' distances (a die's lightness
 #: falls off with the lamp and its shade, its hue less). Dev Tyr tables under
@@ -592,9 +596,10 @@ def dice_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
     ``top_reading`` among the die's own faces, with its ``centre_pips`` cue (both on the
     same crops, cut once). With ``camera`` (its centre over the plane of ``H``, mm, as
     ``pose_plane`` gives it), a top read under ``MOVED_BELOW`` is read again on crops
-    moved ``MOVED_MM`` towards and away from the camera's foot (all in one more run), and
-    the surest of those readings taken where it reaches ``MOVED_SURE`` and is surer: a
-    black top placed off towards the board's dark edge shows only part of itself."""
+    moved ``MOVED_MM`` towards and away from the camera's foot and ``MOVED_ACROSS_MM``
+    across that line (all in one more run), and the surest of those readings taken where
+    it reaches ``MOVED_SURE`` and is surer: a black top placed off towards the board's
+    dark edge shows only part of itself."""
     out = _top_readings(image, H, dice, calibration)
     if camera is None:
         return out
@@ -604,9 +609,11 @@ def dice_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
         reach = float(np.linalg.norm(toward))
         if top is None or conf >= MOVED_BELOW or reach == 0.0:
             continue
-        for mm in MOVED_MM:
-            u, v = np.array([die.u, die.v]) + toward * mm / reach
-            moved.append(Die(die.colour, float(u), float(v), die.confidence))
+        along = toward / reach
+        across = np.array([-along[1], along[0]])
+        for shift in [along * mm for mm in MOVED_MM] + [across * mm for mm in MOVED_ACROSS_MM]:
+            moved.append(Die(die.colour, die.u + float(shift[0]), die.v + float(shift[1]),
+                             die.confidence))
             whose.append(i)
     for i, reading in zip(whose, _top_readings(image, H, moved, calibration), strict=True):
         if reading[0] is not None and reading[1] >= MOVED_SURE and reading[1] > out[i][1]:
