@@ -128,7 +128,13 @@ DISPUTED = 0.01  # a top cube's faces are not read where the stack's levels, see
 #   it are more off, and the probes' surest symbol was a side face's or the table's, read
 #   as the up face at 0.98. Dev renders 100..299, esoloe, the true corners with two moved
 #   10..20 px: faces given wrong 50 -> 44 (0.05: the same, with 3 more up faces left null
-#   on the true corners); true corners 2 -> 2, up faces null 49 -> 50
+#   on the true corners); true corners 2 -> 2, up faces null 49 -> 50. Not where the
+#   height model (``Height.model``) finds that height likelier than the levels' one: the
+#   levels alone read wrong there (dev renders, esoloe, oblique, true corners, python -m
+#   vision.measure --games esoloe --camera oblique --n 100 --start S --full --truth-board
+#   --kinds: all 16 disputed stacks of S 0 were at their height; up null 27 -> 13, exact
+#   79 -> 84 %; S 100 29 -> 22, 77 -> 81 %; faces wrong 1 -> 1, 0 -> 0; tests' dev 153
+#   on corners 10..20 px off: the model sides with the levels, still not read)
 HIDDEN_CONFIDENCE = 0.5  # occupancy of a field another stack hides from the camera
 HIDDEN_SURE = 0.85  # ... at most, where only its top face is seen (``_behind``)
 PAST_EMPTY = 0.8  # ... or where this share of its top face's points whose line of sight,

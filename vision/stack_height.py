@@ -21,7 +21,7 @@ the prior itself, and its height the prior's most likely one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -96,7 +96,8 @@ def weigh_by_model(image: np.ndarray, pose: BoardPose, geom: Geometry,
     """``heights`` whose levels were seen (``Height.unseen`` not) each weighed by
     ``models/height.onnx``'s reading of its field (``height_crop``; all in one run): the
     model's probabilities over the heights of its training crops' (``MODEL_PRIOR``), to
-    the power ``MODEL_WEIGHT``. The others, and all without the model, unchanged."""
+    the power ``MODEL_WEIGHT`` (kept as ``Height.model``). The others, and all without the
+    model, unchanged."""
     fields = [i for i, h in enumerate(heights) if h is not None and not h.unseen]
     if model is None or not fields:
         return heights
@@ -105,7 +106,8 @@ def weigh_by_model(image: np.ndarray, pose: BoardPose, geom: Geometry,
     for i, logits in zip(fields, model.logits(crops)[0], strict=True):
         p = np.exp(logits - logits.max())
         like = (p / p.sum() / np.asarray(MODEL_PRIOR)) ** MODEL_WEIGHT
-        out[i] = heights[i].weighed(like[:len(heights[i].probabilities)])
+        like = like[:len(heights[i].probabilities)]
+        out[i] = replace(heights[i].weighed(like), model=tuple(float(x) for x in like))
     return out
 
 
@@ -244,6 +246,8 @@ class Height:
     shares: list[float | None]  # per level 1..4: the share of cube pixels in D_k (None: unseen)
     probabilities: tuple[float, ...] = PRIOR  # of heights 1..4 (cubes: the most likely)
     prior: tuple[float, ...] = PRIOR
+    model: tuple[float, ...] | None = None  # the height model's likelihood of heights 1..4
+    #   where it weighed this one (``weigh_by_model``)
 
     @property
     def unseen(self) -> bool:

@@ -41,3 +41,16 @@ def test_up_faces_given_on_the_true_corners():
     ups = _up_faces(truth_fix)
     assert ups[3] == ("sakura", "sakura")
     assert all(got in (None, want) for got, want in filter(None, ups)), ups
+
+
+def test_up_faces_read_where_the_height_model_sides_with_the_probes():
+    """Dev render oblique 52 (the tuning set): fields 1, 3 and 4 (two cubes each) were
+    disputed, their levels reading four, and their up faces left null; the height model
+    reads two, with the probes, so the faces are read (``DISPUTED``)."""
+    image, truth = render_scene("esoloe", random_position("esoloe", 52), 52,
+                                options=RenderOptions(camera_mode="oblique"))
+    fields = read_fields(image, truth_fix(truth), geometry("esoloe"))
+    for i in (1, 3, 4):
+        want = truth["position"]["cells"][i]
+        assert fields[i]["height"] == len(want) == 2, i
+        assert fields[i]["cubes"][-1]["faces"]["up"] == want[-1]["faces"]["up"], i

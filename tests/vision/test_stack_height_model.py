@@ -87,6 +87,7 @@ def test_the_shipped_model_reads_heights_1_to_4_and_weighs_the_stacks_seen(pictu
     for before, after in zip(heights[2:], got[2:], strict=True):
         assert np.isclose(sum(after.probabilities), 1.0)
         assert not np.allclose(after.probabilities, before.probabilities)
+        assert after.model is not None and len(after.model) == 4  # the model's likelihood
     assert weigh_by_model(picture, pose, geom, heights, None) == heights
 
 
