@@ -113,8 +113,12 @@ def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float) -> np
     ``LINE_RISE`` of the board's median grey and lies inside the reach (not at its end).
     The grid's lips lie up to ``LIP_PLAY_MM`` to one side of its lines, which side by the
     leather's turn: per axis the grid's offsets are taken less the median of theirs
-    against the stitching's (where ``MIN_STITCH`` of its pieces show that way; else as
-    they are)."""
+    against the stitching's (where ``MIN_STITCH`` of its pieces show that way), else less
+    their median: the grid alone does not place the board across its lines. Its lips
+    beside their grooves, smeared by the camera's motion across them, show all at once
+    off where the stitching across the motion vanishes (dev Tyr overhead 1464, 4.3 px of
+    motion: the grid's north-south lines 1.0 mm west of the true corners' lines, and the
+    refit moved the finder's corners 0.73 -> 1.28 mm off; 0.46 with this)."""
     s = 1.0 / REFINE_PX_PER_MM
     c = int(np.ceil((geom.width / 2 + reach + LIP_SIDE_MM + LIP_PLAY_MM) / s)) + 2
     n = 2 * c + 1
@@ -146,6 +150,8 @@ def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float) -> np
         if len(seam) >= MIN_STITCH and len(grid):
             grid[:, 3] -= np.clip(np.median(grid[:, 3]) - np.median(seam[:, 3]),
                                   -LIP_PLAY_MM, LIP_PLAY_MM)
+        elif len(grid):  # the grid alone does not place the board across its lines
+            grid[:, 3] -= np.median(grid[:, 3])
         rows += [grid, seam]
     return np.concatenate(rows)
 
