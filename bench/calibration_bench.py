@@ -8,8 +8,7 @@
   from 3 frames (with the true camera as its calibration, so the fit report's rigid
   check runs; a registration whose frames disagree or whose fit is off by more than
   ``registration.REFUSE_MM`` is refused, not stored: how many, and how many stored are
-  off by more than 1 mm, and which were stored in doubt, ``registration.doubt_warning``;
-  each refusal named by its ``RegistrationError.reason``), and
+  off by more than 1 mm; each refusal named by its ``RegistrationError.reason``), and
   from four clicked corners (the truth plus 1.5 px of noise, snapped, fitted to the
   tiles' frame line or the other boards' painted lines, or refused);
 - set enrolment (``calibration.enrol``): the model alone (before) and after enrolling 5
@@ -146,7 +145,6 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES, frames_dir: str | None = No
     for game in games:
         for mode in ("overhead", "oblique"):
             auto, manual, refused, over, turned, unclicked, off = [], [], [], [], 0, [], []
-            doubt, doubt_clicked = [], []  # stored with ``registration.doubt_warning``
             for seed in seeds:
                 frames, truth = _set_up_frames(game, mode, seed, frames_dir)
                 camera = CameraCalibration(np.array(truth["camera"]["K"]),
@@ -161,8 +159,6 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES, frames_dir: str | None = No
                         auto.append(err)
                         if err >= 1:
                             over.append(f"{seed} {err:.2f} mm")
-                        if rg.doubt_warning(reg):
-                            doubt.append(f"{seed} {err:.2f} mm")
                 except rg.RegistrationError as refusal:
                     refused.append(f"{seed} {refusal.reason}")
                 true = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
@@ -172,8 +168,6 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES, frames_dir: str | None = No
                     manual.append(rg.error_against_truth(reg, truth)["max_mm"])
                     if manual[-1] >= 1:
                         off.append(f"{seed} {manual[-1]:.2f} mm")
-                    if rg.doubt_warning(reg):
-                        doubt_clicked.append(f"{seed} {manual[-1]:.2f} mm")
                 except rg.RegistrationError as refusal:
                     unclicked.append(f"{seed} {refusal.reason}")
             n = len(seeds)
@@ -182,15 +176,13 @@ def board_rows(seeds=BOARD_SEEDS, games=BOARD_GAMES, frames_dir: str | None = No
                              f"{sum(e < 1 for e in auto)}/{n} under 1 mm; refused "
                              f"{_listed(refused)}, named turned {turned}, stored over 1 mm "
                              f"{_listed(over)}, worst stored "
-                             f"{max(auto, default=0):.1f} mm; stored in doubt "
-                             f"{_listed(doubt)}"))
+                             f"{max(auto, default=0):.1f} mm"))
             rows.append(_row("board registration, clicked (max mm)", f"{game} {mode}", n,
                              "", f"{np.median(manual):.2f}" if manual else "-",
                              f"{sum(e < 1 for e in manual)}/{n} under 1 mm (clicks +-1.5 px, "
                              f"snapped, fitted to the frame line or painted lines); refused "
                              f"{_listed(unclicked)}, stored over 1 mm {_listed(off)}, worst "
-                             f"stored {max(manual, default=0):.1f} mm; stored in doubt "
-                             f"{_listed(doubt_clicked)}"))
+                             f"stored {max(manual, default=0):.1f} mm"))
     return rows
 
 

@@ -197,19 +197,6 @@ STITCH_SHIFT_MM = 2.5
 #: in place: dev Neunfeld oblique 100, 101, 106 showed 0.88..0.96 (0.3..0.7 mm off),
 #: Cubes overhead 103, 104 0.81, 0.82 (0.8 mm), Cubes oblique 115 0.61 (4.0 mm off)
 OWN_LINES_SHOWN = 0.75
-#: the fit report's ``own_lines_p90_mm`` (``OWN_LINES``' boards, automatic and given a
-#: frame): the 90th percentile of how far the board's own line pieces, as its reader finds
-#: them (``_own_lines_off``), lie from where the registration puts them. Over
-#: ``OWN_LINES_DOUBT_MM`` the registration is stored but cannot be vouched for to 1 mm
-#: (``doubt_warning``): set on dev 1448..1471 (Neunfeld, Tyr, Cubes, automatic, at fd74029:
-#: 134 stored), where the 4 stored over 1 mm that session 15's refits leave showed 0.75..
-#: 1.03 mm and the sharp boards 0.1..0.64. With 7f548eb's registration (``bench.
-#: calibration_bench boards 1448..1471 neunfeld,tyr,cubes``) all 8 stored over 1 mm (4
-#: automatic, 4 clicked) are in doubt, and 19 of 241 under 1 mm (0.21..0.95 mm off), all
-#: seen with 4..6.6 px of motion blur (their lines smeared, some all at once off: the own
-#: lines cannot tell a board 1.2 mm off from one 0.5 mm off there). Refusing them instead
-#: would refuse 13 automatic boards under 1 mm for 4 over it
-OWN_LINES_DOUBT_MM = 0.7
 #: ... but on Tyr's leather wherever the refit moved them: its refit moves nothing where
 #: its own lines do not lie within ``read_tyr.SPREAD_MM`` of where it puts them, and the
 #: painted lines' share is no check there (at the true corners dev Tyr oblique 100, 106,
@@ -665,9 +652,6 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
         corners = np.roll(_on_own_lines(grey, np.roll(corners, turn, axis=0), geom, camera),
                           -turn, axis=0)
     reg = _registration(game, corners, list(kept), "auto", size, camera, lines, frames_lines)
-    if geom.material != "ceramic" and geom.game in OWN_LINES:
-        reg.fit["own_lines_p90_mm"] = _own_lines_off(grey, np.roll(corners, turn, axis=0),
-                                                     geom, camera)
     blur = reg.fit.get("lines_blur_mm", 0.0)
     if blur >= BLUR_REFUSE_MM:
         raise _blurred(blur, corners, geom)
@@ -780,43 +764,6 @@ def _on_own_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     ray = cv2.undistortPoints(fitted.reshape(-1, 1, 2), K, None).reshape(4, 2)
     return cv2.projectPoints(np.column_stack([ray, np.ones(4)]), np.zeros(3), np.zeros(3),
                              K, dist)[0].reshape(4, 2)
-
-
-def _own_lines_off(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
-                   camera: CameraCalibration | None = None) -> float | None:
-    """The 90th percentile (mm) of how far ``OWN_LINES``' line pieces lie from where
-    ``corners`` put them in ``grey`` (one channel; with ``camera`` on ``grey``
-    undistorted, as ``_on_own_lines`` refits), as its reader finds them (Neunfeld's
-    stitching and separators, Tyr's grid lips and stitching, Cubes' grid); None on the
-    other boards or where none shows."""
-    from vision import read_cubes, read_neunfeld, read_tyr
-
-    if geom.game not in OWN_LINES:
-        return None
-    if camera is not None and np.any(camera.dist):
-        K, dist = np.asarray(camera.K, np.float64), np.asarray(camera.dist, np.float64)
-        corners = cv2.undistortPoints(np.asarray(corners, np.float64).reshape(-1, 1, 2), K,
-                                      dist, P=K).reshape(4, 2)
-        grey = cv2.undistort(np.asarray(grey), K, dist)
-    H = homography(corners, geom)
-    found = (read_neunfeld._leather_lines(grey, H, geom) if geom.game == "neunfeld" else
-             read_tyr._lines(grey, H, geom, read_tyr.REFINE_REACH_MM) if geom.game == "tyr"
-             else read_cubes._line_offsets(grey, H))
-    return round(float(np.percentile(np.abs(found[:, 3]), 90)), 3) if len(found) else None
-
-
-def doubt_warning(reg: BoardRegistration) -> str | None:
-    """Advice where the board's own lines lie so far from where the registration puts
-    them (``own_lines_p90_mm`` over ``OWN_LINES_DOUBT_MM``) that it cannot be vouched for
-    to 1 mm, else None."""
-    off = reg.fit.get("own_lines_p90_mm")
-    if off is None or off <= OWN_LINES_DOUBT_MM:
-        return None
-    return (f"the board's own lines lie up to {off:.2f} mm from where the registration puts "
-            f"them (a tenth of them farther; over {OWN_LINES_DOUBT_MM} mm): it cannot be "
-            "vouched for to 1 mm; the image is probably blurred (the camera moving or out "
-            "of focus): hold it still, focus it and register again, or check the corners "
-            "by eye")
 
 
 def _refitted(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -1000,9 +947,6 @@ def register_manual(corners: np.ndarray, game: str, size: tuple[int, int],
     reg = _registration(game, corners, [corners], "manual", size, camera, lines)
     if shown is not None:
         reg.fit["lines_shown"] = round(shown, 3)
-        if geom.game in OWN_LINES:
-            reg.fit["own_lines_p90_mm"] = _own_lines_off(
-                cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), corners, geom, camera)
     if given is not None:
         reg.fit["given_max_mm"] = round(float(np.linalg.norm(
             to_board_mm(reg.homography, given) - geom.corners_mm(), axis=1).max()), 3)

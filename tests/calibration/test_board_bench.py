@@ -1,8 +1,5 @@
 """Each registration refusal carries its reason (``RegistrationError.reason``), and
 bench.calibration_bench's board rows name every refusal by it."""
-
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
@@ -67,8 +64,7 @@ def test_the_board_rows_name_each_refusal_by_its_reason(monkeypatch):
     assert "refused 2 (7 blurred, 8 blurred)" in auto
     assert "refused 2 (7 off the lines, 8 off the lines), stored over 1 mm 0" in clicked
     assert rows[0]["after"] == rows[1]["after"] == "-"
-    monkeypatch.setattr(registration, "register_manual",  # stored, with a fit report
-                        lambda *args, **kw: SimpleNamespace(fit={}))
+    monkeypatch.setattr(registration, "register_manual", lambda *args, **kw: None)
     monkeypatch.setattr(registration, "error_against_truth",
                         lambda reg, truth: {"max_mm": 2.5})
     clicked = calibration_bench.board_rows(seeds=range(7, 9), games=("esoloe",))[1]
