@@ -50,11 +50,13 @@ from vision.grid import board_pose, rectify, square_crop
 from vision.observe import predict
 from vision.reading import Reading
 from vision.stack_height import (
+    BLUE_MIN_LIGHT,
     CUBE_DISTANCE,
     FLAT_PRIOR,
     MAX_LEVELS,
     PRIOR,
     background_models,
+    bluer_than_glaze,
     measure_heights,
     project,
     stacks_mask,
@@ -71,21 +73,11 @@ CUBE_MM = cg.CUBE_MM  # vision.render.pieces.CUBE_MM, the publisher's size
 # threshold's 94.0 %, from above 96.8 % against 95.5 %; of the fields given 0.97 or more,
 # 98.9 % right; obliquely a field behind a stack is judged on what is seen past it)
 OCCUPANCY_WEIGHTS = (0.54, -2.77, 2.27, -4.91)
-BLUE_FIELD_B = 15.0  # on 3andC's blue fields, a pixel this much bluer (Lab b) than the
-#   margin's glaze is blue glaze too, whatever its hue (a warm or dim light turns the blue
-#   glaze teal or pale, which the hue test misses: an empty blue field read occupied).
-#   Dev renders, 3andC, any camera, true corners, fields read occupied but empty, seeds
-#   100..199 / 200..299: 14 / 15 -> 10 / 12 (8 and 12: 9 / -, with misses 3 -> 6; 20:
-#   - / 12; 25: 13 / -); misses unchanged
-BLUE_FIELD_HUE = 85  # ... and so is a pixel of hue 85..95 (OpenCV's 0..180; cyan: the blue
+BLUE_FIELD_HUE = 85  # on 3andC's blue fields a pixel of hue 85..95 is blue glaze (besides
+#   ``stack_height.bluer_than_glaze``'s; OpenCV's 0..180; cyan: the blue
 #   glaze overexposed, Lab a far below the glaze's, b not); a cube's median hue is at most
 #   63 (dev 100..199, 135 cubes on blue fields). Dev as above: 10 / 12 -> 10 / 7 (80: the
 #   same), misses unchanged
-BLUE_MIN_LIGHT = 0.2  # ... if it is at least this light against the glaze (Lab L): a dark
-#   cube face is near neutral, so "bluer" than a warm glaze (dev 175's green cube on the
-#   centre field, its south face seen, read empty). Dev renders, 3andC, any camera, true
-#   corners, seeds 100..299, occupancy missed / extra, heights wrong: 0 13 / 17, 5; 0.15
-#   and 0.2 11 / 17, 3; 0.25 and 0.3 10 / 19, 3; 0.4 10 / 28, 2
 GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
 PLAYER_DISPUTED = 0.85  # a top cube's player where the colour head and its top's Lab
 #   disagree (listed): dev renders, the three games, any camera, true corners, seeds
@@ -304,8 +296,8 @@ def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze,
     if blue_field:
         hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
         blue = (hsv[..., 0] >= BLUE_FIELD_HUE) & (hsv[..., 0] <= 135) & (hsv[..., 1] > 50)
-        blue |= lab[..., 2] - glaze[2] < -BLUE_FIELD_B
         blue &= lab[..., 0] >= BLUE_MIN_LIGHT * glaze[0]
+        blue |= bluer_than_glaze(lab, glaze)
     score[blue] = reference
     chroma = np.hypot(lab[..., 1] - glaze[1], lab[..., 2] - glaze[2])
     chroma[blue] = 0.0

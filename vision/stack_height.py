@@ -42,14 +42,23 @@ PRIOR = (0.4, 0.3, 0.2, 0.1)  # heights 1..4 of an occupied field before any lev
 FLAT_PRIOR = (0.97, 0.02, 0.01, 0.0)  # ... in a game that forbids stacking (a stack there is
 #   a player's mistake, which the referee is to name)
 BLUE_SAMPLE = 6.0  # mm: 3andC's blue glaze is sampled this near its empty fields' centres
-BLUE_BELOW_B = 15.0  # ... and on 3andC a pixel this much bluer (Lab b) than the white glaze,
-BLUE_LIGHT = 0.2  # ... not darker than this share of its lightness, is blue glaze too
-#   (``BlueHue``; read_esoloe's occupancy test, BLUE_FIELD_B and BLUE_MIN_LIGHT): the
-#   glaze sampled on the empty blue fields is often missing (each blue field occupied, or
-#   behind a stack as tall as MAX_LEVELS) or lit otherwise than the one behind a cube,
-#   whose level above it then read as a cube. Dev renders, 3andC, any camera, true
-#   corners, seeds 0..399: heights wrong 18 -> 8, top players wrong 20 -> 16, exact
-#   341 -> 351 of 400
+BLUE_FIELD_B = 15.0  # on 3andC's blue fields, a pixel this much bluer (Lab b) than the
+#   margin's glaze is blue glaze too, whatever its hue (a warm or dim light turns the blue
+#   glaze teal or pale, which the hue test misses: an empty blue field read occupied).
+#   Dev renders, 3andC, any camera, true corners, fields read occupied but empty, seeds
+#   100..199 / 200..299: 14 / 15 -> 10 / 12 (8 and 12: 9 / -, with misses 3 -> 6; 20:
+#   - / 12; 25: 13 / -); misses unchanged
+BLUE_MIN_LIGHT = 0.2  # ... if it is at least this light against the glaze (Lab L): a dark
+#   cube face is near neutral, so "bluer" than a warm glaze (dev 175's green cube on the
+#   centre field, its south face seen, read empty). Dev renders, 3andC, any camera, true
+#   corners, seeds 100..299, occupancy missed / extra, heights wrong: 0 13 / 17, 5; 0.15
+#   and 0.2 11 / 17, 3; 0.25 and 0.3 10 / 19, 3; 0.4 10 / 28, 2
+#   The levels (``BlueHue``) take such pixels for blue glaze too, on 3andC: the glaze
+#   sampled on the empty blue fields (``blue_glaze``) is often missing (each blue field
+#   occupied, or behind a stack as tall as MAX_LEVELS) or lit otherwise than the one
+#   behind a cube, whose level above it then read as a cube. Dev renders, 3andC, any
+#   camera, true corners, seeds 0..399: heights wrong 18 -> 8, top players wrong 20 ->
+#   16, exact 341 -> 351 of 400
 SHARPNESS = 3.0  # a height's weight grows as exp(SHARPNESS x score): two heights whose scores
 #   differ by m split as the old confidence 0.5 + 0.5 tanh(1.5 m)
 CROP_HALF_MM = 32.0  # ``height_crop``: the square round a field the height model reads
@@ -143,19 +152,23 @@ def _samples(lab: np.ndarray, pts: np.ndarray, hidden: np.ndarray) -> np.ndarray
     return lab[p[:, 1], p[:, 0]].astype(np.float64)
 
 
+def bluer_than_glaze(lab: np.ndarray, glaze: np.ndarray) -> np.ndarray:
+    """Where Lab pixels ``lab`` are ``BLUE_FIELD_B`` bluer than the white glaze (Lab
+    ``glaze``) and not darker than ``BLUE_MIN_LIGHT`` of it: 3andC's blue glaze whatever its
+    light (a cube's shaded face is near grey, so bluer than a warm glaze only when dark)."""
+    return ((lab[..., 2] < glaze[2] - BLUE_FIELD_B)
+            & (lab[..., 0] >= BLUE_MIN_LIGHT * glaze[0]))
+
+
 @dataclass
 class BlueHue:
-    """3andC's blue glaze by its hue alone, whatever its light: pixels ``BLUE_BELOW_B``
-    bluer than the white glaze (Lab ``glaze``) and not darker than ``BLUE_LIGHT`` of it
-    (a cube's shaded face is near grey, so bluer than a warm glaze). As a
-    ``ColourModel``'s distance: 0 there, else infinite."""
+    """3andC's blue glaze by its hue alone (``bluer_than_glaze``). As a ``ColourModel``'s
+    distance: 0 there, else infinite."""
 
     glaze: np.ndarray  # Lab (3,)
 
     def distance(self, lab: np.ndarray) -> np.ndarray:
-        blue = ((lab[..., 2] < self.glaze[2] - BLUE_BELOW_B)
-                & (lab[..., 0] >= BLUE_LIGHT * self.glaze[0]))
-        return np.where(blue, 0.0, np.inf)
+        return np.where(bluer_than_glaze(lab, self.glaze), 0.0, np.inf)
 
 
 def background_models(lab: np.ndarray, pose: BoardPose, geom: Geometry, hidden: np.ndarray,

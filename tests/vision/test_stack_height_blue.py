@@ -25,7 +25,7 @@ def _render(game: str, seed: int):
 # Only that field is asserted: since the renderer's painted lines changed (b07447b), 155's
 # field 0 (a green cube on a blue field, 1.5 px a mm in dim light) read empty and the
 # cube in front of it, field 3, took its top as a second level; that is a different
-# error (an occupied field missed: read_esoloe.BLUE_MIN_LIGHT,
+# error (an occupied field missed: stack_height.BLUE_MIN_LIGHT,
 # test_read_esoloe_blue_fields.py). 77's field 7 and 112's field 3: no empty blue field
 # was seen to sample, or it was lit otherwise than the one behind (``BlueHue``).
 @pytest.mark.parametrize("seed, field", [(164, 3), (184, 3), (155, 7), (77, 7), (112, 3)])
