@@ -69,7 +69,10 @@ Steps (``find_board``):
    alone (``_on_lines``: its outline's step also answers on the stitching's flank 1.6 mm
    inside); on Cubes, where it shows under
    ``GOOD_SUPPORT``, it is aligned again with the last level from it too (``align``'s
-   ``from_start``).
+   ``from_start``); on the tiles, where it shows under ``GOOD_SUPPORT`` on the blurred
+   frame under ``FINE_FIT_PPM`` (no fine fit followed its alignment), it is aligned
+   again from itself and finished, and that taken where it then shows
+   ``REALIGNED_GAIN`` better (``_small_tile_realigned``).
 4. The corners are named (``orient``): the turns the board's shape allows, narrowed by
    its marks where it has them (``mark_turn``: 3andC's blue fields, Cubes' shaded
    fields), then the one that puts north farthest up the image (a board without marks
@@ -195,6 +198,11 @@ SHARP_BELOW_PPM = 1.3
 # 0..199 and 1600..1699, the three tile games)
 SHARP_SHARE = 0.38
 SHARP_MISFIT = 0.022
+# a small tile's chosen fit aligned again from itself is taken where it then shows the
+# board this much better (_shown, both finished; _small_tile_realigned): on dev 0..199
+# and 1600..1699 (tuned there) the fits it brought onto the board gained 0.14 and 0.30
+# (one 3.9 px nearer: 0.07), those it carried 0.9..4.7 px farther off 0.008..0.075
+REALIGNED_GAIN = 0.1
 # a found board's view (view_check): the camera's tilt from the board's normal at most
 # this (the system's cameras stand 0..60 degrees from vertical; the rest for the
 # assumed focal length and the lens), and no corner farther than VIEW_MISFIT of the
@@ -1168,6 +1176,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                     best = (*fit, start)
         if not rigid:
             fitted_from.append((shown, True, score, inset, quad, start))
+    judged_blurred = best[1] is not None
     if best[1] is None and small:  # judged again on the frame without the blur
         sharp = fit_grey(image, 0.0)
         for corners, start in small:
@@ -1186,7 +1195,29 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                           wide=0.0)
         if _shown(grey, again, geom, size) > best[0]:
             corners = again
-    return BoardFix(orient(image, finished(grey, corners, geom, size), geom), best[2])
+    corners = finished(grey, corners, geom, size)
+    if geom.material == "ceramic" and judged_blurred and best[0] < GOOD_SUPPORT and \
+            _px_per_mm(best[1], geom) < FINE_FIT_PPM:
+        corners = _small_tile_realigned(grey, best[1], corners, geom, size)
+    return BoardFix(orient(image, corners, geom), best[2])
+
+
+def _small_tile_realigned(grey: np.ndarray, chosen: np.ndarray, done: np.ndarray,
+                          geom: Geometry, size: tuple[int, int]) -> np.ndarray:
+    """A small tile's chosen fit ``chosen`` (under ``FINE_FIT_PPM``: no fine fit followed
+    its alignment) aligned again from itself (``vision.board_align.align``), finished
+    (``finished``) and taken over ``done`` (``chosen`` finished) where it then shows the
+    board ``REALIGNED_GAIN`` better (``_shown``): at this size the alignment the search
+    chose stands, and it may have settled inside the board (dev e-SOLO-e 43, a blurred
+    empty tile: on its row of fields, 11.6 px off; aligned again from there, 0.2 px).
+    The realigned quad is judged finished: before its sides are pushed out and polished
+    it showed less than the fit it came from (43: 0 against 0.29)."""
+    from vision.board_align import align
+
+    again = finished(grey, align(grey, chosen, geom, -1.0)[0], geom, size)
+    if _shown(grey, again, geom, size) > _shown(grey, done, geom, size) + REALIGNED_GAIN:
+        return again
+    return done
 
 
 def _shifted_a_field(image: np.ndarray, grey: np.ndarray, corners: np.ndarray, shown: float,
