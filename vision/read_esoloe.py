@@ -136,14 +136,14 @@ PAST_MIN = 8  # ... past an empty field, lands on the glaze or the table (at lea
 #   the share of all its points that looked like the table (0.85, before) adds nothing to it
 HIDDEN_SYMBOL = 0.9  # ... and in tic-tac-toe, whose cubes stand one high, symbol up, the field
 #   holds a cube where the symbol model reads a symbol (not blank) this surely on the up face
-#   of one cube cut there (``_top_symbol``), else it is empty: a cube's top shows above the
+#   of one cube cut there (``_top_symbols``), else it is empty: a cube's top shows above the
 #   stack in front; where no cube is there the cut shows that stack's side face or what
 #   lies behind. Dev renders, tic-tac-toe, any camera, true corners, seeds 0..499, fields
 #   of which no footprint point is seen and which the colours left undecided (109): a
 #   cube's top read 0.83..0.998, empty fields 0.01..0.99; 0.9 decides 19 of the fields
 #   read wrong right and 2 right ones wrong (0.85: 17 / 1, 0.92: 20 / 3)
 SYMBOL_EVEN = 0.95  # in tic-tac-toe a field whose occupancy is unsure (under FACE_CONFIDENT)
-#   is weighed by the symbol on a one-cube up face cut on it (``_top_symbol``): its
+#   is weighed by the symbol on a one-cube up face cut on it (``_top_symbols``): its
 #   log-odds over this one's are added to the occupancy's (a cube's top reads a symbol at
 #   0.95..0.999, an empty field's cut mostly under 0.9: the glaze, a shadow, the painted
 #   outline). Dev renders, tic-tac-toe, any camera, true corners, seeds 0..249 / 250..499,
@@ -572,18 +572,25 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     blue_fields = set(three_and_c_blue()) if geom.game == "esoloe-3andc" else set()
     stacking = geom.game in STACKING
     tops_read = symbols and not stacking  # tic-tac-toe: one high, symbol up
-    top_symbols: dict[int, float] = {}  # field -> _top_symbol's reading, cut and read once
+    levels = MAX_LEVELS if stacking else 1
+    top_symbols: dict[int, float] = {}  # field -> _top_symbols' reading, cut and read once
 
     def top_symbol(i: int) -> float:
         if i not in top_symbols:
-            _, u, v, _ = geom.cells[i]
-            top_symbols[i] = _top_symbol(image, frame, u, v, calibration, model,
-                                         MAX_LEVELS if stacking else 1)
+            top_symbols[i] = _top_symbols(image, frame, [geom.cells[i]], calibration, model,
+                                          levels)[0]
         return top_symbols[i]
 
-    for i, (_, u, v, half) in enumerate(geom.cells):
-        crop = square_crop(image, H, u, v, half * 0.6, 16)
-        p = _occupied(crop, geom, reference, glaze, i in blue_fields)
+    crops = [square_crop(image, H, u, v, half * 0.6, 16) for _, u, v, half in geom.cells]
+    occupied = [_occupied(crop, geom, reference, glaze, i in blue_fields)
+                for i, crop in enumerate(crops)]
+    unsure = [i for i, ((_, u, v, _), p) in enumerate(zip(geom.cells, occupied, strict=True))
+              if max(p, 1 - p) < FACE_CONFIDENT
+              and (tops_read or (model is not None and _steep(frame, u, v, 0.0)))]
+    if unsure:  # their up faces all in one run
+        top_symbols.update(zip(unsure, _top_symbols(image, frame, [geom.cells[i] for i in unsure],
+                                                    calibration, model, levels), strict=True))
+    for i, (crop, p) in enumerate(zip(crops, occupied, strict=True)):
         # e-SOLO-e and 3andC: a stack's top seen from above. 3andC's cubes carry the prints
         # its rules ignore, so a cube may stand blank up: there a print read says a cube is
         # there (a pale natural cube in strong light passes for glaze), none says nothing
@@ -592,9 +599,8 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
         # stack_height.BlueHue: occupancy missed 25 -> 10, extra 23 -> 23, exact 351 ->
         # 361 of 400 (the fields' centres alone, of those under 0.9: from above 15 made
         # right, none wrong; all of them, obliquely too, 17 and 2)
-        if max(p, 1 - p) < FACE_CONFIDENT and (tops_read or (model is not None and _steep(
-                frame, u, v, 0.0))):
-            p = _weighed_by_symbol(p, top_symbol(i), blank_counts=symbols)
+        if i in top_symbols:
+            p = _weighed_by_symbol(p, top_symbols[i], blank_counts=symbols)
         field = {"occupied": p >= 0.5, "confidence": max(p, 1 - p)}
         if field["confidence"] < FACE_CONFIDENT:  # a cube missed would be this player's
             field["player"], field["player_confidence"] = _player(crop, glaze_a, pieces)
@@ -913,7 +919,7 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
     (``TOP_CHROMA``), or where ``PAST_EMPTY`` of those whose line of sight past it lands on
     the board or the table where no other stack stands in front (``PAST_MIN``, at least)
     look like the glaze or the table (``stack_height.background_models``), the field is
-    empty (at most ``HIDDEN_SURE``); else, given ``top_symbol`` (field -> ``_top_symbol``'s
+    empty (at most ``HIDDEN_SURE``); else, given ``top_symbol`` (field -> ``_top_symbols``'
     reading; tic-tac-toe: cubes one high, symbol up) where that top face is seen (but
     ``UP_MAX_HIDDEN`` of it), it holds a cube where the model reads a symbol on the up face
     of one cube cut there (at least ``HIDDEN_SYMBOL``) and is empty where it does not, at
@@ -1003,23 +1009,26 @@ def _behind(image: np.ndarray, frame: _Frame, geom: Geometry, fields: list, heig
     return changed
 
 
-def _top_symbol(image: np.ndarray, frame: _Frame, u: float, v: float,
-                calibration: dict | None, model, levels: int = 1) -> float:
-    """The surest probability of a symbol (not blank) the symbol model reads on the up face
-    of a stack of 1..``levels`` cubes on the field centred at (u, v), cut unturned on its
-    centre and ``PROBE_MM`` off it along both diagonals (as ``_probe_heights`` cuts a
-    height's up face)."""
-    crops = [_up_cut(image, frame.pose.plane_homography(n * CUBE_MM), u + du, v + dv, 0.0)
-             for n in range(1, levels + 1)
-             for du, dv in [(0.0, 0.0)] + list(itertools.product((-PROBE_MM, PROBE_MM),
-                                                                repeat=2))]
-    return max(p for pred in predict(calibration, "symbol", model, crops, 4)
-               for label, p in pred["symbol"].top if label != BLANK)
+def _top_symbols(image: np.ndarray, frame: _Frame, cells: list, calibration: dict | None,
+                 model, levels: int = 1) -> list[float]:
+    """Per field of ``cells`` (``Geometry.cells``' entries), the surest probability of a
+    symbol (not blank) the symbol model reads on the up face of a stack of 1..``levels``
+    cubes on it, cut unturned on its centre and ``PROBE_MM`` off it along both diagonals
+    (as ``_probe_heights`` cuts a height's up face); all in one run."""
+    cuts = [(n, du, dv) for n in range(1, levels + 1)
+            for du, dv in [(0.0, 0.0)] + list(itertools.product((-PROBE_MM, PROBE_MM),
+                                                               repeat=2))]
+    planes = [frame.pose.plane_homography(n * CUBE_MM) for n in range(1, levels + 1)]
+    crops = [_up_cut(image, planes[n - 1], u + du, v + dv, 0.0)
+             for _, u, v, _ in cells for n, du, dv in cuts]
+    symbol = [max(p for label, p in pred["symbol"].top if label != BLANK)
+              for pred in predict(calibration, "symbol", model, crops, 4)]
+    return [max(symbol[k:k + len(cuts)]) for k in range(0, len(symbol), len(cuts))]
 
 
 def _weighed_by_symbol(p: float, symbol: float, blank_counts: bool = True) -> float:
     """A field's probability of a cube ``p`` with the log-odds of ``symbol`` (the surest
-    symbol read on the up face of one cube there: ``_top_symbol``) over ``SYMBOL_EVEN``'s
+    symbol read on the up face of one cube there: ``_top_symbols``) over ``SYMBOL_EVEN``'s
     added; without ``blank_counts`` only where they are more (3andC, whose cubes may stand
     blank up: a print read says a cube is there, none says nothing)."""
     p, symbol = (float(np.clip(x, 1e-4, 1 - 1e-4)) for x in (p, symbol))

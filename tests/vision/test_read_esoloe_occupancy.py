@@ -1,6 +1,6 @@
 """e-SOLO-e fields whose occupancy the colours leave unsure, seen from above: weighed by
 the surest symbol read on the up face of a stack of 1..4 cubes cut there
-(``vision.read_esoloe._top_symbol``; every cube is placed symbol up)."""
+(``vision.read_esoloe._top_symbols``; every cube is placed symbol up)."""
 
 import pytest
 

@@ -78,7 +78,7 @@ def test_the_outline_reads_the_heights_of_a_render():
 # (137's field 3, 3 high, which the inset read right, is read 2 since: a near-tie the
 # prior decides, 0.55 against 0.37.) Heights of the stacks only: 205's field 1, empty in
 # field 2's shadow, is read occupied (listed, 0.63) since the symbol on a top cut there
-# weighs unsure fields seen from above (``_top_symbol``: test_read_esoloe_occupancy.py).
+# weighs unsure fields seen from above (``_top_symbols``: test_read_esoloe_occupancy.py).
 @pytest.mark.parametrize("camera,seed", [("any", 205), ("overhead", 11), ("overhead", 167)])
 def test_overhead_stacks_read_at_their_height_where_the_top_shows(camera, seed):
     from vision.measure import truth_fix
