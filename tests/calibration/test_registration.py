@@ -409,6 +409,38 @@ def test_manual_corners_off_the_leather_strip_are_refused():
     assert "\n" not in str(no.value)
 
 
+def _clicked(game, mode, seed):
+    """A render's frame, the bench's clicks (the truth plus 1.5 px of noise), its truth
+    and its true camera (as ``bench.calibration_bench`` gives them)."""
+    image, true, truth = _set_up(game, seed, mode)
+    camera = CameraCalibration(np.array(truth["camera"]["K"]),
+                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    return image, true + np.random.default_rng(seed).normal(0, 1.5, (4, 2)), truth, camera
+
+
+def test_a_fit_that_slides_the_strip_far_from_its_clicks_is_not_taken():
+    """Dev render, Neunfeld oblique 1477: the painted lines' fit of the bench's clicks
+    (each within 2.7 px of the truth) slid the far long side 19 px onto the number row,
+    every separator still in place, and was stored 24 mm off; a fit moving a corner over
+    ``GIVEN_TRUST_PX`` from the clicks is passed over for the own lines' refit of the
+    clicks, stored within 0.5 mm (0.22)."""
+    image, clicks, truth, camera = _clicked("neunfeld", "oblique", 1477)
+    reg = registration.register_manual(clicks, "neunfeld", (1280, 720), camera, image)
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 0.5
+    assert np.linalg.norm(reg.corners - clicks, axis=1).max() <= registration.GIVEN_TRUST_PX
+
+
+def test_a_refit_far_from_the_clicks_is_refused_with_the_numbers_to_store_them():
+    """Dev render, Tyr overhead 1485: the own lines' refit of the bench's clicks moved a
+    corner 6.3 px from where it was clicked and was stored 2.3 mm off; now refused (``off
+    the lines``), saying how far the fit moved them, with the numbers to store them."""
+    image, clicks, _, camera = _clicked("tyr", "overhead", 1485)
+    with pytest.raises(RegistrationError, match=r"own lines, a corner moved 6.\d px from "
+                                                r"where it was given.*--corners '") as refused:
+        registration.register_manual(clicks, "tyr", (1280, 720), camera, image)
+    assert refused.value.reason == registration.Refusal.OFF_LINES
+
+
 def _three_frames(game, mode, seed):
     from bench.calibration_bench import _set_up_frames
 
