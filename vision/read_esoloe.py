@@ -3,7 +3,8 @@
 - occupancy: the probability that the field's centre, rectified on the board plane, shows
   a cube, from how it compares with the board top's own look on the margin outside the
   fields (``_occupied``: a cube's wood is darker, more saturated and of another colour
-  than glaze; a cube's shadow on the glaze only darker);
+  than glaze; a cube's shadow on the glaze only darker); on 3andC a field of two dots or
+  more read unsure is empty where its dots show (``_dots_shown``: a cube covers them);
 - the stack's height (``vision.stack_height``): the regions each further cube would cover
   in the image, seen as wood or as what lies behind, as probabilities of 1..4 cubes (the
   prior where no level is seen: a field right below an overhead camera);
@@ -79,6 +80,20 @@ BLUE_FIELD_HUE = 85  # on 3andC's blue fields a pixel of hue 85..95 is blue glaz
 #   63 (dev 100..199, 135 cubes on blue fields). Dev as above: 10 / 12 -> 10 / 7 (80: the
 #   same), misses unchanged
 GREEN_BELOW_A = -1.5  # Lab a of a cube top minus the glaze's (OpenCV units)
+DOT_RADIUS_MM = 2.0  # 3andC's points: black dots this big, on a field's NW-SE diagonal,
+DOT_SPACING_MM = 7.0  # ... this far apart (one on the centre; as vision.render.scene draws)
+DOTS_SEEN = 0.75  # a 3andC field of two or more dots whose occupancy is unsure is empty where
+#   each of its dots shows: its disc (1.4 mm) darker than the ring round it (2.8..4 mm) by
+#   this share of the ring's lightness, at the best place within DOT_SEARCH_MM (a cube
+#   covers them; a pale cube in a warm light or a shadow on the glaze does not show them).
+#   Dev renders, 3andC, any camera, true corners, seeds 0..399, fields of two dots: 515 of
+#   866 empty ones show them so, 3 of 734 occupied ones (a print's dark marks); of one dot
+#   440 of 817 and 68 of 783, so a lone dot decides nothing (dev 212: a natural cube's print
+#   over it). Seeds 0..199, fields with dots whose centre read under 0.9 (149): at 0.75 28
+#   shown, all empty (0.6: 40, 7 occupied; 0.7: 32, 1); the same with each corner 2 px off
+DOTS_MIN = 2  # ... (the fields of fewer dots are left as read)
+DOT_SEARCH_MM = 1.5  # ... (the board found a little off)
+DOTS_SURE = 0.85  # ... at this (listed: the cube its alternative)
 PLAYER_DISPUTED = 0.85  # a top cube's player where the colour head and its top's Lab
 #   disagree (listed): dev renders, the three games, any camera, true corners, seeds
 #   100..299, top cubes at their height: 138 of 2070 disagree, the sum wrong on 18, 5 of
@@ -307,6 +322,43 @@ def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze,
     return float(1 / (1 + np.exp(-(w0 + w1 * ratio + w2 * np.log1p(np.median(chroma))
                                    + w3 * light))))
 
+
+
+@cache
+def _dot_counts() -> tuple[int, ...]:
+    """3andC's points (black dots) per field, from the board file the rules read."""
+    from rules.esoloe import load_board
+
+    return load_board("default").points
+
+
+def _dots_shown(image: np.ndarray, H: np.ndarray, u: float, v: float, n: int) -> bool:
+    """Whether the ``n`` dots of the 3andC field centred at (u, v) show on the board plane
+    (``DOTS_SEEN``): each one's disc darker than the ring round it, the pattern sought
+    within ``DOT_SEARCH_MM`` of where it belongs."""
+    ppm = FACE_PX_PER_MM * 2
+    reach = (n - 1) / 2 * DOT_SPACING_MM + 2 * DOT_RADIUS_MM + DOT_SEARCH_MM
+    side = int(round(2 * reach * ppm))
+    light = cv2.cvtColor(square_crop(image, H, u, v, reach, side),
+                         cv2.COLOR_BGR2Lab)[..., 0].astype(np.float64)
+    c = (np.arange(side) + 0.5) / ppm - reach
+    x, y = np.meshgrid(c, -c)
+    steps = np.round(np.arange(-DOT_SEARCH_MM, DOT_SEARCH_MM + 1e-6, 0.5) * ppm).astype(int)
+    shifts = np.array(list(itertools.product(steps, steps)))  # (east, north) px
+    worst = np.full(len(shifts), np.inf)  # per shift: the least dark of the dots
+    for k in range(n):
+        off = (k - (n - 1) / 2) * DOT_SPACING_MM
+        r = np.hypot(x - off, y + off)
+
+        def at(mask: np.ndarray) -> np.ndarray:
+            """The lightness under ``mask`` moved by each shift ((shifts, pixels))."""
+            rows, cols = np.nonzero(mask)
+            return light[rows[None] - shifts[:, 1:], cols[None] + shifts[:, :1]]
+
+        ring = np.median(at((r > 1.4 * DOT_RADIUS_MM) & (r < 2 * DOT_RADIUS_MM)), axis=1)
+        disc = at(r < 0.7 * DOT_RADIUS_MM).mean(axis=1)
+        worst = np.minimum(worst, (ring - disc) / np.maximum(ring, 1.0))
+    return float(worst.max()) >= DOTS_SEEN
 
 @cache
 def _outline(yaw_deg: float) -> tuple[np.ndarray, np.ndarray]:
@@ -584,6 +636,11 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     crops = [square_crop(image, H, u, v, half * 0.6, 16) for _, u, v, half in geom.cells]
     occupied = [_occupied(crop, geom, reference, glaze, i in blue_fields)
                 for i, crop in enumerate(crops)]
+    if geom.game == "esoloe-3andc":  # an unsure field whose dots show is empty
+        occupied = [min(p, 1 - DOTS_SURE) if max(p, 1 - p) < FACE_CONFIDENT
+                    and n >= DOTS_MIN and _dots_shown(image, H, u, v, n) else p
+                    for p, n, (_, u, v, _) in zip(occupied, _dot_counts(), geom.cells,
+                                                  strict=True)]
     unsure = [i for i, ((_, u, v, _), p) in enumerate(zip(geom.cells, occupied, strict=True))
               if max(p, 1 - p) < FACE_CONFIDENT
               and (tops_read or (model is not None and _steep(frame, u, v, 0.0)))]

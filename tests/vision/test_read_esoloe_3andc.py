@@ -2,9 +2,9 @@
 
 import pytest
 
-from vision.board import geometry
+from vision.board import geometry, homography
 from vision.measure import truth_fix
-from vision.read_esoloe import _weighed_by_symbol, read_fields
+from vision.read_esoloe import DOTS_MIN, _dot_counts, _dots_shown, _weighed_by_symbol, read_fields
 from vision.render.frame import RenderOptions, render_scene
 from vision.render.positions import random_position
 
@@ -44,3 +44,20 @@ def test_a_print_counts_for_a_cube_and_none_counts_for_nothing_on_3andc():
     assert _weighed_by_symbol(0.3, 0.5, blank_counts=False) == pytest.approx(0.3)
     assert _weighed_by_symbol(0.3, 0.995, blank_counts=False) > 0.5
     assert _weighed_by_symbol(0.3, 0.5) < 0.1
+
+
+# dev renders (camera "any"): an empty field of two points whose colours (a shadow, a warm
+# light) read it unsure and occupied; its dots show, so it is empty (from above, obliquely)
+@pytest.mark.parametrize("seed, field", [(124, 5), (136, 5)])
+def test_an_unsure_field_whose_dots_show_is_empty(seed, field):
+    game = "esoloe-3andc"
+    geom = geometry(game)
+    image, truth = render_scene(game, random_position(game, seed), seed,
+                                options=RenderOptions(camera_mode="any"))
+    cells = truth["position"]["cells"]
+    assert not cells[field] and _dot_counts()[field] >= DOTS_MIN
+    assert not read_fields(image, truth_fix(truth), geom)[field]["occupied"]
+    H = homography(truth_fix(truth), geom)
+    for i, (_, u, v, _) in enumerate(geom.cells):  # its dots show; a cube hides its field's
+        if i == field or (cells[i] and _dot_counts()[i] >= DOTS_MIN):
+            assert _dots_shown(image, H, u, v, _dot_counts()[i]) == (i == field)
