@@ -56,6 +56,7 @@ from vision.stack_height import (
     FLAT_PRIOR,
     MAX_LEVELS,
     PRIOR,
+    at_most_one_full,
     background_models,
     bluer_than_glaze,
     measure_heights,
@@ -674,9 +675,9 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     #   (``DISPUTED``): the height their levels give
     if stacking and symbols:
         levels = heights
-        heights = weigh_by_model(image, frame.pose, geom, _probe_heights(
+        heights = at_most_one_full(weigh_by_model(image, frame.pose, geom, _probe_heights(
             image, frame, H, geom, out, heights, calibration, model, firsts, glaze),
-            shared("height"))
+            shared("height")))
         disputed = {id(out[i]): a.cubes for i, (a, b) in enumerate(zip(levels, heights,
                                                                         strict=True))
                     if a is not None and not a.unseen
