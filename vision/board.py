@@ -198,6 +198,14 @@ SHARP_BELOW_PPM = 1.3
 # 0..199 and 1600..1699, the three tile games)
 SHARP_SHARE = 0.38
 SHARP_MISFIT = 0.022
+# a tile's found board (find_board's finished fit, however it was judged) is no board
+# farther than this off a rigid view of it (_misfit): a fit a field short, on the side
+# face's foot or on the stacks' feet is no view of the board, but shows as much of the
+# pattern as the boards found at all on small blurred tiles (dev 0..199, 1600..1699 and
+# 1800..1899 at 96ab58b, the three tile games, 1200 frames: 9 of the 19 boards found
+# wrong, 12..340 px off, lay 0.022..0.053 off a rigid view; of the 1161 found 3, 4.7..8.7
+# px off, none within 1.5 px)
+FOUND_MISFIT = SHARP_MISFIT
 # a small tile's chosen fit aligned again from itself is taken where it then shows the
 # board this much better (_shown, both finished; _small_tile_realigned): on dev 0..199
 # and 1600..1699 (tuned there) the fits it brought onto the board gained 0.14 and 0.30
@@ -1199,6 +1207,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     if geom.material == "ceramic" and judged_blurred and best[0] < GOOD_SUPPORT and \
             _px_per_mm(best[1], geom) < FINE_FIT_PPM:
         corners = _small_tile_realigned(grey, best[1], corners, geom, size)
+    if geom.material == "ceramic" and _misfit(corners, geom, size) > FOUND_MISFIT:
+        return None  # a wrong board is worse than none (the tracker keeps it)
     return BoardFix(orient(image, corners, geom), best[2])
 
 
