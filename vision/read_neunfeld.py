@@ -4,20 +4,21 @@ the three Miwin dice before their holders.
 - *Pawns*: each field's centre is cut on three planes ``PAWN_PLANES_MM`` above the board
   (the pawn's foot, body and head; a ``PAWN_DISC_MM`` disc) and compared with the
   field's empty look, a straight line over the nine fields per pixel fitted without the
-  two that depart most (the light falls off along the strip; at most two hold a pawn);
-  a field's evidence is its smallest departure over the three heights (from an oblique
-  camera a pawn leans over its neighbour at some heights, never at all), those where a
-  die stands before the disc left out. Each pawn's
-  start beside the board's end is compared with the table round it the same way (a
-  wider disc, ``START_DISC_MM``: a light pawn's top on a light wooden table is the table's
-  colour, its rim and foot are not). The
-  reading is the pair of places (a field or its own start per pawn) with the most
-  evidence, the lighter of two pawns on the board A's (natural wood), and from a camera
-  leaning under ``LOOKS_LEAN_DEG`` A's the lighter than its field's empty look (from an
-  oblique one a pawn's shaded side shows against the table behind it, no cue); each
-  pawn's confidence is the lead over the
-  best reading that places it elsewhere; its alternatives, the two likeliest other places,
-  share that doubt with the rest in proportion to their evidence (``_elsewhere``).
+  two that depart most (the light falls off along the strip; at most two hold a pawn); a
+  field's evidence is its smaller departure at the foot's and the body's height (from an
+  oblique camera a pawn leans over its neighbour at some heights, never at all), those
+  where a die stands before the disc left out; the head's only where a die covers both
+  (a light head's disc departed least: the pose leans it off the head, or it matches the
+  leather). Each pawn's start beside the board's end is compared with the table round it
+  the same way (a wider disc, ``START_DISC_MM``: a light pawn's top on a light wooden
+  table is the table's colour, its rim and foot are not). The reading is the pair of
+  places (a field or its own start per pawn) with the most evidence, the lighter of two
+  pawns on the board A's (natural wood), and from a camera leaning under
+  ``LOOKS_LEAN_DEG`` A's the lighter than its field's empty look (from an oblique one a
+  pawn's shaded side shows against the table behind it, no cue); each pawn's confidence
+  is the lead over the best reading that places it elsewhere; its alternatives, the two
+  likeliest other places, share that doubt with the rest in proportion to their evidence
+  (``_elsewhere``).
 - *Corners* (``refine``): the fix's corners moved onto the leather's own lines, its
   field separators and stitching, where they move 2 px or more (``MIN_MOVE_PX``):
   found corners are a few px off now and then, mostly across the strip, which puts the
@@ -419,10 +420,11 @@ def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.n
     """(pawns, confidences, alternatives per pawn); ``planes``: the homographies of the
     planes ``PAWN_PLANES_MM`` (the pawn's body at each height stands over its field's
     centre, its other heights lean over the neighbour fields from an oblique camera: the
-    field that departs at every height holds it); ``hidden``: per plane and field, a die
-    stands between the camera and the field's disc on that plane (that height is not
-    looked at there: a pawn's head shows over a die in front of its foot; a field hidden
-    at every height holds a pawn not seen, maybe);
+    field that departs at its foot's and its body's height holds it; at its head's only
+    where a die covers both); ``hidden``: per plane and field, a die stands between the
+    camera and the field's disc on that plane (that height is not looked at there: a
+    pawn's head shows over a die in front of its foot; a field hidden at every height
+    holds a pawn not seen, maybe);
     ``from_above``: the camera leans under ``LOOKS_LEAN_DEG``, so a pawn is named by its
     lightness against its field's empty look too."""
     size = 12
@@ -439,7 +441,13 @@ def _pawns(image: np.ndarray, planes: list[np.ndarray], starts_planes: list[np.n
         lights.append(crops[..., 0][:, disc].mean(axis=1))
         leathers.append(empty[..., 0][:, disc].mean(axis=1))
     hidden = hidden.all(axis=0)
-    dev = np.min(devs, axis=0)
+    # the lesser departure of the foot and the body; the head's only where a die covers
+    # both: on the head's plane a light pawn's field departed under PAWN_DEV (dev 1897:
+    # 9.7, the foot's and body's 21; 1904: 9.5, the field next to it 23.5, the disc off
+    # the head) and the smallest over the three heights lost it
+    *below, head = devs
+    low = np.min(below, axis=0)
+    dev = np.where(np.isinf(low), head, low)
     light, leather = np.mean(lights, axis=0), np.mean(leathers, axis=0)
     # evidence per place, 0 at the threshold: fields 1..9, then each pawn's start
     field = np.where(hidden, HIDDEN_Z, (dev - PAWN_DEV) / PAWN_DEV)

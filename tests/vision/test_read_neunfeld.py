@@ -355,3 +355,13 @@ def test_a_die_before_a_field_hides_only_the_heights_it_covers(seed, pawn):
     # the die)
     have, want = _read(seed, "any")
     assert have[pawn] == want[pawn]
+
+
+@pytest.mark.parametrize("seed", [1897, 1904])
+def test_a_pawns_field_is_judged_on_its_foot_and_body_not_its_head(seed):
+    # any camera, A's light pawn on field 9 (1897) and 7 (1904): on the head's plane,
+    # 21.5 mm up, its field departed 9.7 and 9.5 from the empty look (under PAWN_DEV), its
+    # neighbour's 23.5 (1904): with the smallest departure over the three heights A was
+    # read on 5 and on 3
+    have, want = _read(seed, "any")
+    assert [have["pawns.0"], have["pawns.1"]] == [want["pawns.0"], want["pawns.1"]]
