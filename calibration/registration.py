@@ -215,6 +215,14 @@ SELF_CHECKED = frozenset({"tyr"})
 #: refused. The cost: seed 1437's clicks lie 6.0 px off at one corner, and its Neunfeld
 #: fits, 0.37 and 0.53 mm off, moved it 6.7 and 6.2 px: refused (docs/calibration.md)
 GIVEN_TRUST_PX = 6.0
+#: automatic registration keeps the finder's corners where the own lines' refit of them
+#: (``_on_own_lines``) takes this share or more of the board's painted lines out of place
+#: (``_refit_kept``): dev Neunfeld oblique 1485's refit moved its strip off them, 0.92 ->
+#: 0.23 in place, 0.50 -> 1.51 mm off; Tyr overhead 1485 0.81 -> 0.49, 0.38 -> 2.96 mm.
+#: No other refit of dev 1448..1495 (288 boards) lost 0.3: the most, Cubes overhead 1450
+#: 0.26 (1.33 -> 0.54 mm: kept), Neunfeld overhead 1464 0.25 (0.53 -> 0.74), Cubes
+#: overhead 1491 0.18 (1.03 -> 1.14), Tyr oblique 1476 0.15 (1.70 -> 0.33)
+REFIT_LOST_SHOWN = 0.3
 #: tiles whose fields are painted another shade than the margin (3andC's blue fields), a
 #: step inside the frame line's nearest parallel line in ``frame_lines``' fit: without it
 #: 3andC oblique 115's north frame line was placed 0.85 mm out at the true corners; on the
@@ -659,10 +667,12 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
             frames_lines = [frame_lines([im], named, geom) for im in still]
         corners = np.roll(named, -turn, axis=0)
     else:  # refitted on the own lines as its reader refits them, on the frames' mean
+        still = [im for im, a in zip(images, agree, strict=True) if a]
         grey = np.mean([cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)
-                        for im, a in zip(images, agree, strict=True) if a], axis=0)
-        corners = np.roll(_on_own_lines(grey, np.roll(corners, turn, axis=0), geom, camera),
-                          -turn, axis=0)
+                        for im in still], axis=0)
+        found_at = np.roll(corners, turn, axis=0)  # as the finder named them
+        refit = _on_own_lines(grey, found_at, geom, camera)
+        corners = np.roll(_refit_kept(still[0], found_at, refit, geom), -turn, axis=0)
     reg = _registration(game, corners, list(kept), "auto", size, camera, lines, frames_lines)
     blur = reg.fit.get("lines_blur_mm", 0.0)
     if blur >= BLUR_REFUSE_MM:
@@ -680,6 +690,18 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
                              "camera_margin_deg": round(camera_rule_margin(reg.corners,
                                                                            geom), 1)}
     return reg
+
+
+def _refit_kept(image: np.ndarray, found: np.ndarray, refit: np.ndarray,
+                geom: Geometry) -> np.ndarray:
+    """``refit`` (the own lines' refit of the finder's ``found`` corners), or ``found``
+    where the refit takes ``REFIT_LOST_SHOWN`` or more of the board's painted lines out of
+    place in ``image`` (``vision.board.pattern_check``, their share within 1 px)."""
+    from vision.board import fit_grey, pattern_check
+
+    grey = fit_grey(image)
+    lost = pattern_check(grey, found, geom)[1] - pattern_check(grey, refit, geom)[1]
+    return found if lost >= REFIT_LOST_SHOWN else refit
 
 
 def naming_warning(reg: BoardRegistration) -> str | None:
