@@ -101,6 +101,11 @@ ADAPTIVE_BLOCKS = (61, 151)  # px at FIND_WIDTH: neighbourhoods of the local thr
 BRIGHTEST = (2.0, 5.0, 10.0)  # per cent of the frame: the glaze's candidate masks
 ADAPTIVE_C = 8  # material score levels above (below) the neighbourhood's mean
 CANDIDATES = 6  # coarse quads fitted per frame, best first
+# and on the tiles the best full region of the fewest BRIGHTEST % that hold one, apart
+# from those: a small tile's region ranks under a table's larger plausible ones (dev
+# e-SOLO-e 1891, wooden planks: found 367 px off on them; 0.09 px so; of 1200 dev frames
+# of the three tile games it added a start to 171 and changed no other's board)
+BRIGHT = 1
 STRIP_ASPECT = 4.0  # a board this long for its width is found as a strip too
 STRIP_LINES = 40  # the longest straight edges paired into a strip's sides
 STRIP_PIECES = 120  # the longest pieces of straight edges joined into them
@@ -352,34 +357,35 @@ def _plausible(quad: np.ndarray, contour_area: float, geom: Geometry, frame_area
 
 def _candidate_masks(small: np.ndarray, geom: Geometry):
     """(binary mask whose regions may be the board top, whether it is of the board's
-    colour): the material's colour (Otsu on ``material_score``; on a strip also of
-    ``rarity``), and the regions that Canny edges enclose at a few thresholds."""
+    colour, whether it is of the glaze's brightest pixels): the material's colour (Otsu
+    on ``material_score``; on a strip also of ``rarity``; on the tiles its ``BRIGHTEST``
+    few %), and the regions that Canny edges enclose at a few thresholds."""
     score = cv2.GaussianBlur(material_score(small, geom.material), (5, 5), 0)
     _, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     yield cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
-                           cv2.MORPH_OPEN, kernel), True
+                           cv2.MORPH_OPEN, kernel), True, False
     for colours in RARE_COLOURS if geom.aspect >= STRIP_ASPECT else ():
         # a strip of its own colour on a cloth of a few
         _, rare = cv2.threshold(rarity(small, colours), 0, 255,
                                 cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         yield cv2.morphologyEx(cv2.morphologyEx(rare, cv2.MORPH_OPEN, kernel),
-                               cv2.MORPH_CLOSE, kernel), True
+                               cv2.MORPH_CLOSE, kernel), True, False
     if geom.material == "ceramic":  # the white glaze: often the frame's brightest few %
         for share in BRIGHTEST:
             level = np.percentile(score, 100 - share)
             yield cv2.morphologyEx((score >= level).astype(np.uint8) * 255, cv2.MORPH_CLOSE,
-                                   kernel), True
+                                   kernel), True, True
     for block in ADAPTIVE_BLOCKS:  # lighter or darker than round about
         for kind in (cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV):
             local = cv2.adaptiveThreshold(score, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block,
                                           -ADAPTIVE_C if kind == cv2.THRESH_BINARY else ADAPTIVE_C)
-            yield cv2.morphologyEx(local, cv2.MORPH_CLOSE, kernel), False
+            yield cv2.morphologyEx(local, cv2.MORPH_CLOSE, kernel), False, False
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     for lo in (12, 24, 48):
         edges = cv2.dilate(cv2.Canny(grey, lo, lo * 2.5), np.ones((3, 3), np.uint8))
-        yield cv2.bitwise_not(edges), False
-        yield edges, False
+        yield cv2.bitwise_not(edges), False, False
+        yield edges, False, False
 
 
 def _side_line(a: np.ndarray, b: np.ndarray):
@@ -505,7 +511,10 @@ def coarse_candidates(image: np.ndarray, geom: Geometry
     found: list[tuple[float, np.ndarray]] = []
     notched: list[tuple[float, np.ndarray]] = []  # fill under MIN_FILL
     banded: list[tuple[float, np.ndarray]] = []  # a strip's, its region merged with pieces
-    for mask, colour in _candidate_masks(small, geom):
+    bright: list[np.ndarray] = []  # the glaze's brightest regions (full ones)
+    for mask, colour, brightest in _candidate_masks(small, geom):
+        brightest = brightest and not bright  # the fewest % with one: a plank's highlight
+        kept = []  # (the 10 % held one 200 px off whose size ranked it first: dev 1891)
         if colour and geom.aspect >= STRIP_ASPECT:
             banded += _banded_strips(mask, geom, frame_area)
         for quad, (s, fill) in _region_quads(mask, geom, frame_area):
@@ -514,6 +523,9 @@ def coarse_candidates(image: np.ndarray, geom: Geometry
                 continue
             (found if fill >= MIN_FILL else notched).append((s * support,
                                                              (quad + 0.5) / scale - 0.5))
+            if brightest and fill >= MIN_FILL:
+                kept.append(found[-1])
+        bright += [q for _, q in sorted(kept, key=lambda f: -f[0])[:BRIGHT]]
     found.sort(key=lambda f: -f[0])
     notched.sort(key=lambda f: -f[0])
     out: list[np.ndarray] = []
@@ -521,7 +533,7 @@ def coarse_candidates(image: np.ndarray, geom: Geometry
     for quads, most in (((q for _, q in found), CANDIDATES), (strips[:STRIPS], STRIPS),
                         (((q + 0.5) / scale - 0.5 for q in _on_pattern(small, banded, geom)),
                          BANDED),
-                        ((q for _, q in notched), NOTCHED)):
+                        ((q for _, q in notched), NOTCHED), (bright, BRIGHT)):
         _distinct(quads, most + len(out), out)
     return out, strips[STRIPS:]
 
@@ -594,7 +606,7 @@ def _mask_strips(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> 
     alignments raised the bar that kept the right ones from being fitted)."""
     small, scale = _small(image)
     out = list(quads)
-    for mask, colour in _candidate_masks(small, geom):
+    for mask, colour, _ in _candidate_masks(small, geom):
         if not colour:
             break
         pairs = _strip_pairs(small, _straight_edges(mask), geom)
