@@ -1562,11 +1562,21 @@ def _cell_samples(image: np.ndarray, corners: np.ndarray, geom: Geometry,
 
 
 @lru_cache(maxsize=1)
-def three_and_c_blue() -> list[int]:
-    """3andC's blue fields (cell indices), from the board file the rules read (once)."""
+def _three_and_c_board():
+    """The 3andC board file the rules read (``rules.esoloe.load_board``), read once."""
     from rules.esoloe import load_board
 
-    return sorted(load_board("default").blue)
+    return load_board("default")
+
+
+def three_and_c_blue() -> list[int]:
+    """3andC's blue fields (cell indices)."""
+    return sorted(_three_and_c_board().blue)
+
+
+def three_and_c_dots() -> tuple[int, ...]:
+    """3andC's points (black dots) per field, by cell index."""
+    return tuple(_three_and_c_board().points)
 
 
 def mark_turn(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:

@@ -45,7 +45,14 @@ import numpy as np
 from rules.cube import BLANK
 from vision import cube_geometry as cg
 from vision import piece_colours
-from vision.board import BoardFix, Geometry, homography, material_score, three_and_c_blue
+from vision.board import (
+    BoardFix,
+    Geometry,
+    homography,
+    material_score,
+    three_and_c_blue,
+    three_and_c_dots,
+)
 from vision.classifier import shared
 from vision.grid import board_pose, rectify, square_crop
 from vision.observe import predict
@@ -325,13 +332,6 @@ def _occupied(crop: np.ndarray, geom: Geometry, reference: float, glaze,
 
 
 
-@cache
-def _dot_counts() -> tuple[int, ...]:
-    """3andC's points (black dots) per field, from the board file the rules read."""
-    from rules.esoloe import load_board
-
-    return load_board("default").points
-
 
 def _dots_shown(image: np.ndarray, H: np.ndarray, u: float, v: float, n: int) -> bool:
     """Whether the ``n`` dots of the 3andC field centred at (u, v) show on the board plane
@@ -346,16 +346,16 @@ def _dots_shown(image: np.ndarray, H: np.ndarray, u: float, v: float, n: int) ->
     x, y = np.meshgrid(c, -c)
     steps = np.round(np.arange(-DOT_SEARCH_MM, DOT_SEARCH_MM + 1e-6, 0.5) * ppm).astype(int)
     shifts = np.array(list(itertools.product(steps, steps)))  # (east, north) px
+
+    def at(mask: np.ndarray) -> np.ndarray:
+        """The lightness under ``mask`` moved by each shift ((shifts, pixels))."""
+        rows, cols = np.nonzero(mask)
+        return light[rows[None] - shifts[:, 1:], cols[None] + shifts[:, :1]]
+
     worst = np.full(len(shifts), np.inf)  # per shift: the least dark of the dots
     for k in range(n):
         off = (k - (n - 1) / 2) * DOT_SPACING_MM
         r = np.hypot(x - off, y + off)
-
-        def at(mask: np.ndarray) -> np.ndarray:
-            """The lightness under ``mask`` moved by each shift ((shifts, pixels))."""
-            rows, cols = np.nonzero(mask)
-            return light[rows[None] - shifts[:, 1:], cols[None] + shifts[:, :1]]
-
         ring = np.median(at((r > 1.4 * DOT_RADIUS_MM) & (r < 2 * DOT_RADIUS_MM)), axis=1)
         disc = at(r < 0.7 * DOT_RADIUS_MM).mean(axis=1)
         worst = np.minimum(worst, (ring - disc) / np.maximum(ring, 1.0))
@@ -640,7 +640,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     if geom.game == "esoloe-3andc":  # an unsure field whose dots show is empty
         occupied = [min(p, 1 - DOTS_SURE) if max(p, 1 - p) < FACE_CONFIDENT
                     and n >= DOTS_MIN and _dots_shown(image, H, u, v, n) else p
-                    for p, n, (_, u, v, _) in zip(occupied, _dot_counts(), geom.cells,
+                    for p, n, (_, u, v, _) in zip(occupied, three_and_c_dots(), geom.cells,
                                                   strict=True)]
     unsure = [i for i, ((_, u, v, _), p) in enumerate(zip(geom.cells, occupied, strict=True))
               if max(p, 1 - p) < FACE_CONFIDENT

@@ -2,9 +2,9 @@
 
 import pytest
 
-from vision.board import geometry, homography
+from vision.board import geometry, homography, three_and_c_dots
 from vision.measure import truth_fix
-from vision.read_esoloe import DOTS_MIN, _dot_counts, _dots_shown, _weighed_by_symbol, read_fields
+from vision.read_esoloe import DOTS_MIN, _dots_shown, _weighed_by_symbol, read_fields
 from vision.render.frame import RenderOptions, render_scene
 from vision.render.positions import random_position
 
@@ -55,9 +55,9 @@ def test_an_unsure_field_whose_dots_show_is_empty(seed, field):
     image, truth = render_scene(game, random_position(game, seed), seed,
                                 options=RenderOptions(camera_mode="any"))
     cells = truth["position"]["cells"]
-    assert not cells[field] and _dot_counts()[field] >= DOTS_MIN
+    assert not cells[field] and three_and_c_dots()[field] >= DOTS_MIN
     assert not read_fields(image, truth_fix(truth), geom)[field]["occupied"]
     H = homography(truth_fix(truth), geom)
     for i, (_, u, v, _) in enumerate(geom.cells):  # its dots show; a cube hides its field's
-        if i == field or (cells[i] and _dot_counts()[i] >= DOTS_MIN):
-            assert _dots_shown(image, H, u, v, _dot_counts()[i]) == (i == field)
+        if i == field or (cells[i] and three_and_c_dots()[i] >= DOTS_MIN):
+            assert _dots_shown(image, H, u, v, three_and_c_dots()[i]) == (i == field)
