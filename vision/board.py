@@ -67,7 +67,9 @@ Steps (``find_board``):
    with each outline side's step sought the other way (``_off_side_face``: a near side
    on its side face's foot moves to the top's edge), then moved onto its painted lines
    alone (``_on_lines``: its outline's step also answers on the stitching's flank 1.6 mm
-   inside); on Cubes, where it shows under
+   inside), and where an end field then shows bare, moved a field away from it
+   (``_off_a_bare_end``), and taken only within ``STRIP_FOUND_MISFIT`` of a rigid view of
+   the board (no board otherwise); on Cubes, where it shows under
    ``GOOD_SUPPORT``, it is aligned again with the last level from it too (``align``'s
    ``from_start``); on the tiles, where it shows under ``GOOD_SUPPORT`` on the blurred
    frame under ``FINE_FIT_PPM`` (no fine fit followed its alignment), it is aligned
@@ -120,6 +122,24 @@ MASK_STRIPS = 1  # strips between each colour mask's edges fitted, last (_mask_s
 # the moved fit was the board (55, 58, 303, 308, 371), at most 0.03 where the chosen one
 # was and a fit a field along showed more (14 frames, lost without it)
 SHIFT_GAIN = 0.04
+# a strip's finished fit whose end field shows under BARE_END of its long sides' outline
+# and stitching in place (_end_fields_shown: the table, or a pawn) is moved a field away
+# from that end and fitted again, and taken so where it shows as well (_shown times
+# _ends_clear) and its barer end field shows END_GAIN more of them (_off_a_bare_end):
+# where a pawn hides one end field a fit a field along, one end over the table, shows
+# the repeating separators as well as the board (dev 1600..2199 at e4f4207: 4 of the
+# 10 such fits found wrong, 28..46 px off, 0.2..0.6 px so; of the 15 right boards with
+# an end field so bare none moved; the right fit's barer end gained 0.15..0.46, a right
+# board's moved fit at most 0.15 where it showed 0.03 less)
+BARE_END = 0.16
+END_GAIN = 0.1
+# a strip's found board (find_board's fit, finished) is no board farther than this off a
+# rigid view of it (_misfit): its four corners tell the view less than a tile's do (of
+# dev 1600..2199's 425 boards found within 1.5 px at e4f4207 none lay over 0.012 off),
+# but a fit a long side off or sheared across the strip is no view of it (7 of the 26
+# found wrong lay 0.035..0.043 off or were tilted past MAX_TILT_DEG; of the 555 found 3,
+# 6.9..8.4 px off)
+STRIP_FOUND_MISFIT = 0.035
 LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
 # and one of them wins only where it shows this or more
 MORE_STRIPS = 8  # there first the strips ranked after STRIPS up to this (_late_strips:
@@ -1216,6 +1236,10 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
         if _shown(grey, again, geom, size) > best[0]:
             corners = again
     corners = finished(grey, corners, geom, size)
+    if geom.aspect >= STRIP_ASPECT:
+        corners = _off_a_bare_end(image, grey, corners, geom, size)
+        if _misfit(corners, geom, size) > STRIP_FOUND_MISFIT:
+            return None  # a wrong board is worse than none (the tracker keeps it)
     if geom.material == "ceramic" and judged_blurred and best[0] < GOOD_SUPPORT and \
             _px_per_mm(best[1], geom) < FINE_FIT_PPM:
         corners = _small_tile_realigned(grey, best[1], corners, geom, size)
@@ -1252,13 +1276,10 @@ def _shifted_a_field(image: np.ndarray, grey: np.ndarray, corners: np.ndarray, s
     as the board, less of its outline and stitching past an end; the search's starts
     may all lie nearer that fit than the board's (dev 58: found 49 px off, a field east,
     showing 0.79; the board's fit a field west shows 0.85)."""
-    H = _H(corners, geom)
-    w, d = geom.width / 2, geom.depth / 2
     share = support(grey, corners, geom)[0]
     best = (shown, corners)
     for field in (-geom.width / len(geom.cells), geom.width / len(geom.cells)):
-        moved = _project(H, np.array([[-w + field, d], [w + field, d], [w + field, -d],
-                                      [-w + field, -d]]))
+        moved = _moved_along(corners, geom, field)
         if not cv2.isContourConvex(moved.astype(np.float32)):
             continue
         fitted = fit_model(grey, moved, geom, wide=0.0)
@@ -1269,6 +1290,52 @@ def _shifted_a_field(image: np.ndarray, grey: np.ndarray, corners: np.ndarray, s
         if s > best[0]:
             best = (s, fitted)
     return best[1]
+
+
+def _moved_along(corners: np.ndarray, geom: Geometry, mm: float) -> np.ndarray:
+    """The named corners of the board ``corners`` put (``_H``), moved ``mm`` east along
+    it in that view (a strip a field along: ``_shifted_a_field``, ``_off_a_bare_end``)."""
+    w, d = geom.width / 2, geom.depth / 2
+    return _project(_H(corners, geom), np.array([[-w + mm, d], [w + mm, d], [w + mm, -d],
+                                                 [-w + mm, -d]]))
+
+
+def _end_fields_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """(west, east): the share of a strip's long sides' outline and stitching points
+    (``_along_edge``) in the field at each end that lie in place at named ``corners``
+    (``_in_place``): over the table they show nothing, under a pawn little."""
+    model = edge_model(geom)
+    end = geom.width / 2 - geom.width / len(geom.cells)
+    longs = (model.normals[:, 0] == 0) & (model.outline | _along_edge(geom, model))
+    sign = _signs(grey, corners, geom, model)
+    u = model.points[:, 0]
+    return np.array([_in_place(grey, corners, geom, np.flatnonzero(longs & beyond), sign)[0]
+                     .mean() for beyond in (u < -end, u > end)])
+
+
+def _off_a_bare_end(image: np.ndarray, grey: np.ndarray, corners: np.ndarray,
+                    geom: Geometry, size: tuple[int, int]) -> np.ndarray:
+    """A strip's finished fit ``corners``, or, where one of its end fields is bare (under
+    ``BARE_END`` of its long sides in place, ``_end_fields_shown``), the fit
+    (``fit_model``) of the strip they put moved a field away from that end, finished,
+    where that shows as well (``_shown`` times ``_ends_clear``) and its barer end field
+    ``END_GAIN`` better: a pawn hiding one end field leaves a fit a field along, its other
+    end over the table, showing the separators as well as the board, and
+    ``_shifted_a_field`` (before ``finished``) asks more of the whole pattern, and may
+    itself have moved the board so (dev 1938: 1.9 px off, moved a field west, 27.8 px;
+    moved back so, 0.2 px)."""
+    ends = _end_fields_shown(grey, corners, geom)
+    if ends.min() >= BARE_END:
+        return corners
+    field = geom.width / len(geom.cells) * (-1.0 if ends[1] < ends[0] else 1.0)
+    fitted = fit_model(grey, _moved_along(corners, geom, field), geom, wide=0.0)
+    if not cv2.isContourConvex(fitted.astype(np.float32)) or \
+            _end_fields_shown(grey, fitted, geom).min() < ends.min() + END_GAIN:
+        return corners
+    if _shown(grey, fitted, geom, size) * _ends_clear(image, fitted, geom) < \
+            _shown(grey, corners, geom, size) * _ends_clear(image, corners, geom):
+        return corners
+    return finished(grey, fitted, geom, size)
 
 
 def _sharp_shown(sharp: np.ndarray, corners: np.ndarray, geom: Geometry,
