@@ -61,6 +61,15 @@ MIN_STITCH = 6  # least pieces of the stitching across an axis to place the grid
 #: rising under 0.05) 0.16..0.44, where 7 of 9 refits were worse (overhead 103 0.55 ->
 #: 2.22 mm: 5 px of motion)
 SPREAD_MM = 0.15
+#: ... and where, across an axis whose stitching shows (``MIN_STITCH`` pieces), the
+#: stitching's pieces lie a median of more than this off where it moved it: the grid's
+#: lips, smeared by the camera's motion beside their grooves, show up to 2 mm off their
+#: borders all at once, and the robust fit of their 90 pieces carried the board past the
+#: stitching's 18 (dev Tyr overhead 1498, 5.1 px of motion: the finder's corners 0.47 mm
+#: off, refitted 2.16 mm off with the stitching 0.87 mm off them; 1427, 3 px, 0.27 ->
+#: 0.93 mm, 1.91); the refits of sharp boards end with it 0.22 mm off at most (dev Tyr
+#: 100..131, 1400..1519)
+STITCH_OFF_MM = 0.5
 LINE_RISE = 0.01  # least response of a line piece (of the board's median grey): the
 # stitching of a blurred board rises 0.01..0.03 (dev 104, 109), placed within 0.5 mm
 
@@ -163,7 +172,9 @@ def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
     ``REFINE_PASSES`` times, each move taken only where the lines agree with it better
     (``read_neunfeld._agreement``) and moves no corner over ``MAX_SHIFT_MM``; until a
     move is under ``STILL_MM``. ``fix`` itself where the pieces then lie a median of over
-    ``SPREAD_MM`` off (a blurred board: its lines do not place it so finely)."""
+    ``SPREAD_MM`` off (a blurred board: its lines do not place it so finely), or the
+    stitching's over ``STITCH_OFF_MM`` across an axis (``_stitch_off``: the grid's lips,
+    smeared, carried the board off it)."""
     start = fix
     H = homography(fix, geom)
     found = _lines(grey, H, geom, REFINE_REACH_MM)
@@ -178,7 +189,20 @@ def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
         if _agreement(again) > _agreement(found):
             fix, found, H = moved, again, homography(moved, geom)
     spread = float(np.median(np.abs(found[:, 3]))) if len(found) else np.inf
-    return fix if spread <= SPREAD_MM else start
+    return fix if spread <= SPREAD_MM and _stitch_off(found, geom) <= STITCH_OFF_MM else start
+
+
+def _stitch_off(found: np.ndarray, geom: Geometry) -> float:
+    """How far the stitching's pieces in ``found`` (``_lines``) lie off where the fix puts
+    it: the larger of the two axes' median offsets, over the axes where ``MIN_STITCH`` of
+    its pieces show (0 where neither)."""
+    stitch = geom.width / 2 - LEATHER_STITCH_MM[geom.game]
+    off = [0.0]
+    for axis in (0, 1):
+        seam = found[(found[:, 2] == axis) & np.isclose(np.abs(found[:, axis]), stitch)]
+        if len(seam) >= MIN_STITCH:
+            off.append(abs(float(np.median(seam[:, 3]))))
+    return max(off)
 
 
 def _dice(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | None

@@ -601,3 +601,17 @@ def test_tyr_smeared_across_its_stitching_is_not_moved_by_its_grid_alone():
                                np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
     reg = registration.register_auto(frames, "tyr", n=3, camera=camera)
     assert registration.error_against_truth(reg, truth)["max_mm"] < 0.6
+
+
+def test_a_tyr_refit_carried_off_its_stitching_by_smeared_lips_is_not_kept():
+    """Dev render, Tyr overhead 1498 (5.1 px of motion at 45 degrees): the grid's lips,
+    smeared beside their grooves, lie up to 2 mm off its lines at the true corners, and
+    the robust fit of their pieces carried the finder's corners (0.47 mm off) 2.16 mm
+    off, the stitching then 0.87 mm off them across the east-west lines; a refit that
+    leaves the stitching over ``read_tyr.STITCH_OFF_MM`` off is not kept: stored under
+    0.6 mm (0.47)."""
+    frames, truth, _ = _three_frames("tyr", "overhead", 1498)
+    camera = CameraCalibration(np.array(truth["camera"]["K"]),
+                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    reg = registration.register_auto(frames, "tyr", n=3, camera=camera)
+    assert registration.error_against_truth(reg, truth)["max_mm"] < 0.6
