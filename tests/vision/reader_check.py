@@ -14,11 +14,12 @@ from vision.render.frame import RenderOptions, render_scene
 from vision.render.positions import random_position
 
 
-def read_render(game: str, seed: int):
-    """(reading, truth position) of the overhead render of seed ``seed`` (the truth's
-    position: a board without marks is named by the camera, docs/vision.md)."""
+def read_render(game: str, seed: int, camera: str = "overhead"):
+    """(reading, truth position) of the render of seed ``seed`` from ``camera`` (a render
+    camera mode; the truth's position: a board without marks is named by the camera,
+    docs/vision.md)."""
     image, truth = render_scene(game, random_position(game, seed), seed,
-                                options=RenderOptions(camera_mode="overhead"))
+                                options=RenderOptions(camera_mode=camera))
     reader = importlib.import_module(READERS[game])
     return reader.read(image, truth_fix(truth), geometry(game), None), truth["position"]
 

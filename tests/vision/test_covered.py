@@ -79,7 +79,7 @@ def test_tyr_masks_the_dice_found_and_nothing_without_them(monkeypatch):
     image, truth = _still("tyr", 107)
     geom, fix = geometry("tyr"), truth_fix(truth)
     reading = read_tyr.read(image, fix, geom)
-    found = read_tyr._dice(image, fix, geom, None)[2]
+    found = read_tyr._dice(image, fix, geom, None)[3]
     mask = read_tyr.covered(image, fix, geom, reading)
     H = homography(fix, geom)  # the board top's
     for die in found.values():

@@ -53,7 +53,7 @@ def _spy(profile):
 def test_an_enrolled_d6_profile_reads_the_dice_tops_at_runtime(tmp_path, game, seed):
     """A profile of ordinary dice (``tableref enrol --dice d6``: the model answering 1..6
     only) loaded from its file as ``observe --profile`` loads it: the pips model's run
-    goes through it (once a frame, and on Neunfeld once more for the crops moved where a
+    goes through it (once a frame, and once more for the crops moved where a
     top is in doubt: ``read_miwin.dice_tops``), and the tops the plain model reads 7..9 (all three
     dice of these frames show 7..9) are no longer read so."""
     from calibration import enrol, files
