@@ -58,7 +58,9 @@ Steps (``find_board``):
    them), then the strips between its colour masks' straight edges (``_mask_strips``; on
    a gingham cloth no other start lies near it) are aligned and fitted
    (``_late_strips``), under no bar and raising none; one wins only where it shows
-   ``LATE_BELOW`` or more. On a strip whose search did not end so, the chosen fit is
+   ``LATE_BELOW`` or more. On the tiles so, last the near views that lie apart from those
+   aligned (``_near_views``: the best of them repeat), likewise. On a strip whose search
+   did not end so, the chosen fit is
    then moved a field along the strip either way and fitted again, and taken so where
    it shows better and its whole pattern ``SHIFT_GAIN`` better (``_shifted_a_field``: a
    fit a field along shows the repeating separators as well as the board). On the tiles
@@ -982,7 +984,8 @@ def _near_sides(image: np.ndarray, quads: list[np.ndarray]):
             yield (np.array([a * d + off * n, b * d + off * n]) + 0.5) / scale - 0.5
 
 
-def _near_views(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> list[np.ndarray]:
+def _near_views(image: np.ndarray, quads: list[np.ndarray], geom: Geometry,
+                later: list[np.ndarray]) -> list[np.ndarray]:
     """Named corners of views of the board whose near side is a candidate's side facing
     down the image (toward the camera) or a straight edge (``_near_sides``): where stacks
     hide a tile's far half, its glaze's region ends at their feet, but its near side and
@@ -993,7 +996,12 @@ def _near_views(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> l
     each side and way to take it the view that ``_prescore`` ranks best, of those the
     ``NEAR`` best; then the ``NEAR_HALF`` best of the others by the board's near half
     alone (``_near_half_prescore``: in a steep view of tall stacks dev 861's right view
-    ranked 18th by the whole board, 1st by its near half)."""
+    ranked 18th by the whole board, 1st by its near half). Appended to ``later`` (the
+    search's late starts, ``_attempts``): as many views that lie apart from those and
+    from each other (``_distinct``), ranked so: several candidates' sides and straight
+    edges lie on one near side, and a square tile's long and short sides are one, so
+    that the best views repeat (dev tic-tac-toe 80: its 16 were 8 pairs, its right view
+    13th apart)."""
     from vision.grid import assumed_camera
 
     sides = np.array(list(_near_sides(image, quads)))
@@ -1036,13 +1044,18 @@ def _near_views(image: np.ndarray, quads: list[np.ndarray], geom: Geometry) -> l
     if not len(views):
         return []
     ranked: list[int] = []
+    apart: list[np.ndarray] = []
     for score, most in ((_prescore(image, views, geom), NEAR),
                         (_near_half_prescore(image, views, groups, geom), NEAR_HALF)):
         best = {}
         for k in np.argsort(score):
             best[groups[k]] = k  # the last, the best
-        ranked += [k for k in sorted(best.values(), key=lambda k: -score[k])
-                   if k not in ranked][:most]
+        order = sorted(best.values(), key=lambda k: -score[k])
+        ranked += [k for k in order if k not in ranked][:most]
+        _distinct((views[k] for k in order), most + len(apart), apart)
+    seen = [views[k] for k in ranked]
+    _distinct(apart, len(seen) + len(apart), seen)
+    later += [name_corners(view, geom) for view in seen[len(ranked):]]
     return [name_corners(views[k], geom) for k in ranked]
 
 
@@ -1096,8 +1109,10 @@ def _prescore(image: np.ndarray, quads: np.ndarray, geom: Geometry,
     return score
 
 
-def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
-    """(rigid, inset, candidate, named corners to align from): each candidate taken as the
+def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry,
+            later: list[np.ndarray]):
+    """(rigid, inset, candidate, named corners to align from; on the tiles ``later`` gets
+    the late near views, ``_near_views``): each candidate taken as the
     board's edge (for Cubes then as its band's and its grid's, ``_insets``); then on a
     strip each with its ends searched along it (``strip_ends``) where that gives corners
     not tried yet; on other boards the boards the e-SOLO-e tiles' frame line shows
@@ -1114,7 +1129,7 @@ def _starts(image: np.ndarray, quads: list[np.ndarray], geom: Geometry):
         for view in _rebuilt(image, quads + framed, geom):
             yield False, 0.0, view, view
         if geom.material == "ceramic":  # the tiles' stacks hide their far half
-            for view in _near_views(image, quads + framed, geom):
+            for view in _near_views(image, quads + framed, geom, later):
                 yield False, 0.0, view, view
     else:
         tried = [name_corners(quad, geom) for quad in quads]
@@ -1137,10 +1152,13 @@ def _attempts(image: np.ndarray, quads: list[np.ndarray], later: list[np.ndarray
     board moved as a rigid view of it
     (``align``'s ``rigid``: where pieces hide the board's far edge, the free corners
     follow the pieces' edges, a view cannot without leaving its near edge and sides);
-    last, on a strip whose best fit so far (``best_shown()``) shows under ``LATE_BELOW``,
-    the ``_late_strips`` from ``later`` (``late``: their fits win only where they show
-    ``LATE_BELOW`` or more)."""
-    for rigid, inset, quad, start in _starts(image, quads, geom):
+    last, where the best fit so far (``best_shown()``) shows under ``LATE_BELOW``, on a
+    strip the ``_late_strips`` from ``later``, on the tiles the near views in it
+    (``late``: aligned under no bar and raising none, their fits win only where they
+    show ``LATE_BELOW`` or more, and are not judged again unblurred: more near views
+    among the others raised the bar, or took the rigid tries, that the right fit
+    needed, dev 2000..2199: 4 boards found wrong, one lost)."""
+    for rigid, inset, quad, start in _starts(image, quads, geom, later):
         yield rigid, False, inset, quad, start
     for *_, inset, quad, start in sorted(fitted, key=lambda f: (-f[0], -f[1], -f[2])
                                          )[:RIGID_TRIES]:
@@ -1148,6 +1166,9 @@ def _attempts(image: np.ndarray, quads: list[np.ndarray], later: list[np.ndarray
     if geom.aspect >= STRIP_ASPECT and best_shown() < LATE_BELOW:
         for quad, start in _late_strips(image, quads, later, geom):
             yield False, True, 0.0, quad, start
+    elif geom.material == "ceramic" and best_shown() < LATE_BELOW:
+        for view in later:
+            yield False, True, 0.0, view, view
 
 
 def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
@@ -1200,7 +1221,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                 if all(np.greater_equal(pattern_check(grey, ends, geom)[:2],
                                         pattern_check(grey, fitted, geom)[:2])):
                     tries.append(ends)
-        if geom.material == "ceramic" and _px_per_mm(aligned, geom) < SHARP_BELOW_PPM:
+        if geom.material == "ceramic" and _px_per_mm(aligned, geom) < SHARP_BELOW_PPM and \
+                not late:
             small += [(corners, start) for corners in tries]
         for corners in tries:
             s, stop = _shown(grey, corners, geom, size, stop=True)
@@ -1498,7 +1520,10 @@ def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     shadow, shows no step the fit takes, while the frame line's and the fields' inner
     flanks (darker beyond, glaze on both sides) do, and the outline lands on one of
     them: the line whose flank it is then lies just beyond it, where the table should
-    be, and the lines that should lie inside it do not."""
+    be, and the lines that should lie inside it do not. A side's push is kept only where
+    the quad stays within ``FOUND_MISFIT`` of a rigid view of the board (not only
+    ``VIEW_MISFIT``): a side pushed off the view of the other three is no board (dev
+    e-SOLO-e 2068: found 10.0 px off before, 6.6 px so)."""
     mm = geom.corners_mm()
     start, moved_any = corners, False
     sign = _signs(grey, corners, geom, edge_model(geom))
@@ -1515,7 +1540,7 @@ def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
             s = _side_shown(grey, c, geom, side, sign)
             if s > best[0]:
                 best = (s, c)
-        if best[1] is not corners and plausible_view(best[1], geom, size):
+        if best[1] is not corners and plausible_view(best[1], geom, size, FOUND_MISFIT):
             corners, moved_any = best[1], True
     if not moved_any:
         return corners
