@@ -35,7 +35,10 @@ positions (how well the frames agree); on the ceramic tiles each frame line's of
 where the registration puts it and its blur (``frame_lines``); with a camera calibration
 also the corners predicted by the board's rigid pose (``vision.grid.board_pose``: the four
 corners must form a rectangle of the board's size seen by that camera), which catches a
-mis-clicked corner that four points alone always fit.
+mis-clicked corner that four points alone always fit; with a lens that distorts, how far
+the homography of the registered corners puts the board's corners and field centres off
+where that lens shows them (``lens_*``, ``_lens_error``: what no four corners store; an
+automatic registration over ``REFUSE_MM`` by it alone is refused naming the lens).
 """
 
 from __future__ import annotations
@@ -586,16 +589,39 @@ def fit_report(H: np.ndarray, observations: list[np.ndarray], geom: Geometry,
         report["checks"].append("rigid pose")
         report["rigid_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
         report["rigid_max_mm"] = round(float(err.max()), 3)
+        if np.any(camera.dist):
+            err = _lens_error(H, geom, camera)
+            report["checks"].append("lens")
+            report["lens_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
+            report["lens_max_mm"] = round(float(err.max()), 3)
     if lines:
         err = np.abs([o for *_, o, _ in lines])
         report["checks"].append("lines")
         report["lines_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
         report["lines_max_mm"] = round(float(err.max()), 3)
         report["lines_blur_mm"] = max(b for *_, b in lines)
-    checks = ("frames", "rigid", "lines")
+    checks = ("frames", "rigid", "lens", "lines")
     report["rms_mm"] = max([report.get(f"{c}_rms_mm", 0.0) for c in checks])
     report["max_mm"] = max([report.get(f"{c}_max_mm", 0.0) for c in checks])
     return report
+
+
+def _lens_error(H: np.ndarray, geom: Geometry, camera: CameraCalibration) -> np.ndarray:
+    """How far (mm on the board plane) the homography ``H`` of the registered corners
+    puts the board's corners and field centres off where the camera's lens shows them,
+    their place by the homography of the corners undistorted, distorted again by the
+    lens: what no four corners can store (a homography of a distorted image puts the
+    fields between the corners off). On renders with the true camera it is the error the
+    true corners themselves are stored with (``error_against_truth``)."""
+    K, dist = np.asarray(camera.K, np.float64), np.asarray(camera.dist, np.float64)
+    mm = np.vstack([geom.corners_mm(), [(u, v) for _, u, v, _ in geom.cells]])
+    corners = _project(H, geom.corners_mm())
+    flat = cv2.undistortPoints(corners.reshape(-1, 1, 2), K, dist, P=K).reshape(4, 2)
+    ray = cv2.undistortPoints(_project(homography(flat, geom), mm).reshape(-1, 1, 2), K,
+                              None).reshape(-1, 2)
+    seen = cv2.projectPoints(np.column_stack([ray, np.ones(len(ray))]), np.zeros(3),
+                             np.zeros(3), K, dist)[0].reshape(-1, 2)
+    return np.linalg.norm(to_board_mm(H, seen) - mm, axis=1)
 
 
 def _registration(game: str, corners: np.ndarray, observations: list[np.ndarray],
@@ -681,6 +707,13 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
         checks = ", ".join(f"{c} {reg.fit[c.split()[0] + '_max_mm']:.1f} mm"
                            for c in reg.fit["checks"])
         advice = _blur_advice(blur, corners, geom)
+        if max(reg.fit.get(f"{c}_max_mm", 0.0) for c in ("frames", "rigid", "lines")
+               ) <= REFUSE_MM:  # only the lens: the corners found fit, the fields cannot
+            raise RegistrationError(
+                f"the camera's lens bends the board up to {reg.fit['lens_max_mm']:.2f} mm "
+                f"off any registration by its four corners (over {REFUSE_MM} mm, at the "
+                "fields between them): put the board nearer the middle of the image or "
+                f"the camera farther away, or {HAND} to store it so", Refusal.FIT)
         raise RegistrationError(f"the board found does not fit its own check ({checks} at "
                                 f"worst, over {REFUSE_MM} mm): "
                                 f"{advice or 'it was probably found wrongly; ' + HAND}",

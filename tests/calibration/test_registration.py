@@ -615,3 +615,20 @@ def test_a_tyr_refit_carried_off_its_stitching_by_smeared_lips_is_not_kept():
                                np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
     reg = registration.register_auto(frames, "tyr", n=3, camera=camera)
     assert registration.error_against_truth(reg, truth)["max_mm"] < 0.6
+
+
+def test_the_lens_check_measures_the_fields_no_four_corners_place():
+    """Dev render, Cubes overhead 1481 (k1 -0.09): a homography of the distorted image
+    through the board's true corners puts its fields up to 1.03 mm off
+    (``error_against_truth``); the fit report's lens check (``_lens_error``) says so from
+    the camera alone, and automatic registration, whose corners lie within 0.1 mm of the
+    truth once refitted, is refused naming the lens (stored 1.03 mm off before)."""
+    frames, truth, true = _three_frames("cubes", "overhead", 1481)
+    camera = CameraCalibration(np.array(truth["camera"]["K"]),
+                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    reg = registration.register_manual(true, "cubes", (1280, 720), camera)
+    floor = registration.error_against_truth(reg, truth)["max_mm"]
+    assert floor > 1.0 and abs(reg.fit["lens_max_mm"] - floor) < 0.01
+    with pytest.raises(RegistrationError, match="lens bends the board") as refused:
+        registration.register_auto(frames, "cubes", n=3, camera=camera)
+    assert refused.value.reason == registration.Refusal.FIT

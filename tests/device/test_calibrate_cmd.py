@@ -131,7 +131,7 @@ def test_board_manual_and_errors(tmp_path, capsys, scene_frames):
                             "--camera", str(cam_file), "--out", str(tmp_path / "b.json"))
     assert status == 0, err
     reg = files.load(tmp_path / "b.json")
-    assert reg.method == "manual" and reg.fit["checks"] == ["rigid pose", "lines"]
+    assert reg.method == "manual" and reg.fit["checks"] == ["rigid pose", "lens", "lines"]
     assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
     assert "fitted to the board's frame line" in err
     off = true.copy()
