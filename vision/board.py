@@ -130,7 +130,7 @@ SHIFT_GAIN = 0.04
 # _ends_clear) and its barer end field shows END_GAIN more of them (_off_a_bare_end):
 # where a pawn hides one end field a fit a field along, one end over the table, shows
 # the repeating separators as well as the board (dev 1600..2199 at e4f4207: 4 of the
-# 10 such fits found wrong, 28..46 px off, 0.2..0.6 px so; of the 15 right boards with
+# 10 such fits found wrong, 28..46 px off, 0.2..4.6 px so; of the 15 right boards with
 # an end field so bare none moved; the right fit's barer end gained 0.15..0.46, a right
 # board's moved fit at most 0.15 where it showed 0.03 less)
 BARE_END = 0.16
@@ -139,8 +139,8 @@ END_GAIN = 0.1
 # rigid view of it (_misfit): its four corners tell the view less than a tile's do (of
 # dev 1600..2199's 425 boards found within 1.5 px at e4f4207 none lay over 0.012 off),
 # but a fit a long side off or sheared across the strip is no view of it (7 of the 26
-# found wrong lay 0.035..0.043 off or were tilted past MAX_TILT_DEG; of the 555 found 3,
-# 6.9..8.4 px off)
+# found wrong lay 0.035..0.043 off or were tilted past MAX_TILT_DEG; of the 554 found 4,
+# 6.9..9.2 px off)
 STRIP_FOUND_MISFIT = 0.035
 LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
 # and one of them wins only where it shows this or more
