@@ -1520,10 +1520,7 @@ def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     shadow, shows no step the fit takes, while the frame line's and the fields' inner
     flanks (darker beyond, glaze on both sides) do, and the outline lands on one of
     them: the line whose flank it is then lies just beyond it, where the table should
-    be, and the lines that should lie inside it do not. A side's push is kept only where
-    the quad stays within ``FOUND_MISFIT`` of a rigid view of the board (not only
-    ``VIEW_MISFIT``): a side pushed off the view of the other three is no board (dev
-    e-SOLO-e 2068: found 10.0 px off before, 6.6 px so)."""
+    be, and the lines that should lie inside it do not."""
     mm = geom.corners_mm()
     start, moved_any = corners, False
     sign = _signs(grey, corners, geom, edge_model(geom))
@@ -1540,7 +1537,7 @@ def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
             s = _side_shown(grey, c, geom, side, sign)
             if s > best[0]:
                 best = (s, c)
-        if best[1] is not corners and plausible_view(best[1], geom, size, FOUND_MISFIT):
+        if best[1] is not corners and plausible_view(best[1], geom, size):
             corners, moved_any = best[1], True
     if not moved_any:
         return corners
