@@ -75,3 +75,33 @@ def test_face_frames_are_not_the_bench_or_dev_seeds():
         assert last < fields or first > fields + sources.FIELD_FRAME_STRIDE - 1
     # 8,000 crops (about 1,600 frames) of one seed never reach the next seed's frames
     assert sources.FACE_FRAME_STRIDE > 8000
+
+
+def test_blurred_faces_are_the_rendered_faces_blurred_as_frames_blur_them(monkeypatch):
+    # the frames' motion and defocus, at the scale of a face as small as a frame shows it:
+    # the renders' own blur stops at 1 px of a face 30..70 px across (docs/vision.md: the
+    # model left blurred tops null)
+    def edges(image):  # the mean step between neighbouring 4 x 4 blocks (the noise averaged)
+        x = image.astype(np.float32).reshape(16, 4, 16, 4, 3).mean((1, 3))
+        return float(np.abs(np.diff(x, axis=0)).mean() + np.abs(np.diff(x, axis=1)).mean())
+
+    sharp, labels = sources.cube_faces(3, seed=3)
+    monkeypatch.setattr(sources, "FACE_BLUR_SHARES", (0.0, 0.0))
+    same, _ = sources.cube_faces_blurred(3, seed=3)
+    assert all(np.array_equal(a, b) for a, b in zip(sharp, same, strict=True))
+    monkeypatch.setattr(sources, "FACE_BLUR_SHARES", (0.0, 1.0))
+    monkeypatch.setattr(sources, "FACE_FRAME_PX", (12.0, 12.0))  # 5.3 crop px a frame px
+    soft, again = sources.cube_faces_blurred(3, seed=3)
+    assert labels == again  # the same faces, only blurred
+    for a, b in zip(sharp, soft, strict=True):
+        assert b.shape == a.shape and edges(b) < 0.6 * edges(a)
+
+
+def test_frame_blur_scales_with_the_crops_pixels_per_frame_pixel():
+    face = np.zeros((64, 64, 3), np.uint8)
+    face[20:44, 20:44] = 230
+    shares = (1.0, 1.0)  # moved and defocused
+    once = sources.frame_blur(face, np.random.default_rng(5), 1.0, shares)
+    larger = sources.frame_blur(face, np.random.default_rng(5), 4.0, shares)
+    # the square's edge spreads about four times as far
+    assert (larger[32, :20, 0] > 40).sum() > 2 * max((once[32, :20, 0] > 40).sum(), 1)

@@ -77,18 +77,22 @@ FOCUS_PX = (1.0, 1.8)
 BLUR_NOISE = (0.5, 4.5)  # sd of the noise added again after a blur, 8-bit levels
 
 
-def frame_blur(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``image`` (a rendered die crop) with a frame's motion blur and defocus, each with
-    its chance (``MOTION_SHARE``, ``FOCUS_SHARE``), and sensor noise again where blurred."""
+def frame_blur(image: np.ndarray, rng: np.random.Generator, scale: float = 1.0,
+               shares: tuple[float, float] | None = None) -> np.ndarray:
+    """``image`` (a rendered crop) with a frame's motion blur and defocus, each with its
+    chance (``shares``: motion, focus; ``MOTION_SHARE``, ``FOCUS_SHARE`` unless given), and
+    sensor noise again where blurred. ``scale``: the crop's pixels per frame pixel (a crop
+    that shows a piece larger than a frame does is blurred as much more)."""
     import cv2
 
     from vision.render.effects import motion_kernel
 
-    motion, focus = rng.random(2) < (MOTION_SHARE, FOCUS_SHARE)
+    motion, focus = rng.random(2) < (shares or (MOTION_SHARE, FOCUS_SHARE))
     length, angle, sigma, noise = (rng.uniform(*MOTION_PX), rng.uniform(0, 180),
                                    rng.uniform(*FOCUS_PX), rng.uniform(*BLUR_NOISE))
     if not (motion or focus):
         return image
+    length, sigma = length * scale, sigma * scale
     x = image.astype(np.float32)
     if focus:
         x = cv2.GaussianBlur(x, (0, 0), sigma)
@@ -137,6 +141,33 @@ def cube_faces(n: int, seed: int):
                      for label in labels],
         "cube": [CUBE_PLAYERS[label["player"]] for label in labels],
     }
+
+
+#: the frames' blur on the rendered faces (``cube_faces_blurred``): the renderer's face crop
+#: is cut from a render where the face spans 30..70 px and its own effects stop at 1 px of
+#: focus, with no motion, while a top face in a frame spans ``FACE_FRAME_PX`` (true corners,
+#: camera any, 66 up faces of 18 frames: 16 / 26 / 59 px at the 5th / 50th / 95th
+#: percentile; the reader reads from 10 px) and a frame is moved 2..7 px (a tenth) or
+#: defocused 1.0..1.8 px (a fifth; ``render.effects.random_effects``): each face is blurred
+#: as a frame would blur it at a side drawn from ``FACE_FRAME_PX``, with the frames' own
+#: chances (``FACE_BLUR_SHARES``: motion, focus). The symbol model left blurred tops null
+#: (docs/vision.md, *Limits*; models/symbol.md)
+FACE_FRAME_PX = (12.0, 60.0)
+FACE_BLUR_SHARES = (0.1, 0.2)
+
+
+def cube_faces_blurred(n: int, seed: int):
+    """``cube_faces``, a share of them blurred as frames blur a face ``FACE_FRAME_PX``
+    across (``frame_blur`` on the ``RENDER_SIZE`` crop, before the trainer shrinks it)."""
+    from vision.render.rng import make_rng
+
+    images, labels = cube_faces(n, seed)
+    out = []
+    for i, image in enumerate(images):
+        rng = make_rng(seed, "face-blur", i)
+        scale = RENDER_SIZE / rng.uniform(*FACE_FRAME_PX)  # crop px per frame px
+        out.append(frame_blur(image, rng, scale, FACE_BLUR_SHARES))
+    return out, labels
 
 
 _STONE_KINDS = {"W": "white", "B": "blue", "R": "red", "K": "black", "O": "orange"}
