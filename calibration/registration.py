@@ -117,6 +117,8 @@ BLUR_MM = (0.4, 0.7, 1.0, 1.5, 2.0, 3.0)
 BLUR_REFUSE_MM = 2.5
 LINE_FITS = 2  # the corners fitted to the frame lines (``fit_frame_lines``) so many times
 HAND = "register it by hand (--corners, or --click on a saved frame)"  # refusals' advice
+#: the advice where the lens, not the corners, puts the fields off (``_lens_error``)
+LENS_ADVICE = "put the board nearer the middle of the image or the camera farther away"
 #: given corners on a ceramic tile (``register_manual`` with a frame): each half side's
 #: frame line is looked for this far either side of where they put it, and fitted there
 #: (then as automatic registration fits it); 1.5 px clicked at the far side of an oblique
@@ -712,8 +714,8 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
             raise RegistrationError(
                 f"the camera's lens bends the board up to {reg.fit['lens_max_mm']:.2f} mm "
                 f"off any registration by its four corners (over {REFUSE_MM} mm, at the "
-                "fields between them): put the board nearer the middle of the image or "
-                f"the camera farther away, or {HAND} to store it so", Refusal.FIT)
+                f"fields between them): {LENS_ADVICE}, or {HAND} to store it so",
+                Refusal.FIT)
         raise RegistrationError(f"the board found does not fit its own check ({checks} at "
                                 f"worst, over {REFUSE_MM} mm): "
                                 f"{advice or 'it was probably found wrongly; ' + HAND}",

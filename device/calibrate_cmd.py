@@ -239,6 +239,21 @@ def _new_view(view, views, size, min_shift_px: float = 60.0, min_turn_deg: float
 
 # --------------------------------------------------------------------------- board
 
+def fit_warning(fit: dict) -> str | None:
+    """What a stored registration's fit report (``Registration.fit``) warns of, if over
+    1 mm: the lens where its check is the worst (no four corners place the fields: the
+    camera or the board should move), else the corners (mis-clicked, or the board moved)."""
+    if fit["max_mm"] <= 1.0:
+        return None
+    if fit.get("lens_max_mm", 0.0) >= fit["max_mm"]:
+        from calibration.registration import LENS_ADVICE
+
+        return (f"the camera's lens bends the board up to {fit['lens_max_mm']:.2f} mm off "
+                f"its four corners' registration: {LENS_ADVICE}")
+    return (f"the fit is off by up to {fit['max_mm']:.2f} mm: check the corners (a corner "
+            "mis-clicked, or the board moved)")
+
+
 def _board(args) -> int:
     from contextlib import closing
 
@@ -283,9 +298,9 @@ def _board(args) -> int:
         # the reason for programs (stdout), the sentence for people (stderr)
         print(json.dumps({"refused": str(e.reason)}), flush=True)
         raise _Fail(2 if e.reason in rg.ARGUMENTS else 1, str(e)) from None
-    if reg.fit["max_mm"] > 1.0:
-        _say(f"warning: the fit is off by up to {reg.fit['max_mm']:.2f} mm: check the corners"
-             " (a corner mis-clicked, or the board moved)")
+    warning = fit_warning(reg.fit)
+    if warning:
+        _say(f"warning: {warning}")
     if "given_max_mm" in reg.fit:
         fitted = (f"painted lines ({reg.fit['lines_shown']:.0%} of them in place)"
                   if "lines_shown" in reg.fit else "frame line")

@@ -187,3 +187,13 @@ def test_colour_undoes_a_white_balance_error(tmp_path, capsys, scene_frames):
     status, _, err = _run(capsys, "colour", "--board", str(board_file), *path,
                           "--piece", "x=9", "--out", str(tmp_path / "c.json"))
     assert status == 1 and "no field '9'" in err
+
+
+def test_a_fit_over_1_mm_warns_of_the_lens_where_its_check_is_the_worst():
+    from device.calibrate_cmd import fit_warning
+
+    assert fit_warning({"max_mm": 0.8, "lens_max_mm": 0.8}) is None
+    lens = fit_warning({"max_mm": 1.3, "rigid_max_mm": 0.4, "lens_max_mm": 1.3})
+    assert "lens" in lens and "1.30 mm" in lens and "check the corners" not in lens
+    corners = fit_warning({"max_mm": 2.1, "lines_max_mm": 2.1, "lens_max_mm": 0.5})
+    assert "check the corners" in corners and "2.10 mm" in corners
