@@ -223,8 +223,9 @@ def die_top_crops(game: str, image: np.ndarray, fix,
     ``image`` (after the calibration's white balance), by colour: the very crops the
     reader gives the pips model (its ``read`` run with a profile that keeps them and
     answers as the plain model, ``_Keeper``; ``vision.read_miwin.dice_tops`` cuts the
-    dice it is given in the order of ``read_miwin.COLOURS``). Tyr reads only the dice on
-    its board."""
+    dice it is given in the order of ``read_miwin.COLOURS``, where they lie, in its first
+    run; a second run reads tops in doubt on crops moved off them). Tyr reads only the
+    dice on its board."""
     import importlib
 
     from vision.board import geometry
@@ -238,20 +239,20 @@ def die_top_crops(game: str, image: np.ndarray, fix,
         reading = importlib.import_module(READERS[game]).read(
             image, fix, geometry(game), dict(calibration or {}, profile=keeper))
     read = [c for c in COLOURS if reading.position["dice"][c]["top"] is not None]
-    return dict(zip(read, keeper.crops, strict=True))
+    return dict(zip(read, keeper.runs[0] if keeper.runs else [], strict=True))
 
 
 class _Keeper:
-    """A calibration's ``profile`` that keeps the crops a reader gives the model ``name``
-    and reads them as the plain model does."""
+    """A calibration's ``profile`` that keeps the crops a reader gives the model ``name``,
+    a list a run (``runs``), and reads them as the plain model does."""
 
     def __init__(self, name: str):
-        self.name, self.crops = name, []
+        self.name, self.runs = name, []
 
     def predict(self, model_name: str, classifier: Classifier, crops: Sequence[np.ndarray],
                 top_k: int = 3, turns: int = 1) -> list[dict[str, Prediction]]:
         if model_name == self.name:
-            self.crops.extend(crops)
+            self.runs.append(list(crops))
         return classifier.predict(crops, top_k, turns)
 
 
