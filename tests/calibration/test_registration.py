@@ -122,8 +122,7 @@ def test_auto_registers_a_tile_whose_far_margin_is_in_shadow():
         image, _, t = _empty_tile(215, "oblique", k)
         frames.append(image)
         truth = truth or t
-    camera = CameraCalibration(np.array(truth["camera"]["K"]),
-                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    camera = _true_camera(truth)
     reg = registration.register_auto(frames, "esoloe-tictactoe", n=3, camera=camera)
     assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
 
@@ -413,8 +412,7 @@ def _clicked(game, mode, seed):
     """A render's frame, the bench's clicks (the truth plus 1.5 px of noise), its truth
     and its true camera (as ``bench.calibration_bench`` gives them)."""
     image, true, truth = _set_up(game, seed, mode)
-    camera = CameraCalibration(np.array(truth["camera"]["K"]),
-                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    camera = _true_camera(truth)
     return image, true + np.random.default_rng(seed).normal(0, 1.5, (4, 2)), truth, camera
 
 
@@ -439,6 +437,12 @@ def test_a_refit_far_from_the_clicks_is_refused_with_the_numbers_to_store_them()
                                                 r"where it was given.*--corners '") as refused:
         registration.register_manual(clicks, "tyr", (1280, 720), camera, image)
     assert refused.value.reason == registration.Refusal.OFF_LINES
+
+
+def _true_camera(truth):
+    """The render's own camera (K and distortion) as a camera calibration."""
+    return CameraCalibration(np.array(truth["camera"]["K"]), np.array(truth["camera"]["dist"]),
+                             (1280, 720), 0.0, 0, {})
 
 
 def _three_frames(game, mode, seed):
@@ -470,8 +474,7 @@ def test_a_refit_that_takes_the_painted_lines_out_of_place_is_not_kept():
     0.49 of the painted lines in place, and was stored 2.96 mm off; the finder's corners
     are kept (``REFIT_LOST_SHOWN``)."""
     frames, truth, _ = _three_frames("tyr", "overhead", 1485)
-    camera = CameraCalibration(np.array(truth["camera"]["K"]),
-                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    camera = _true_camera(truth)
     reg = registration.register_auto(frames, "tyr", n=3, camera=camera)
     assert registration.error_against_truth(reg, truth)["max_mm"] < 0.5
 
@@ -551,8 +554,7 @@ def test_with_the_camera_the_own_lines_are_refitted_undistorted():
     corners distorted back (``_on_own_lines``): 0.41 mm, the true corners' homography
     0.45."""
     frames, truth, _ = _three_frames("tyr", "oblique", 112)
-    camera = CameraCalibration(np.array(truth["camera"]["K"]),
-                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    camera = _true_camera(truth)
     plain = registration.register_auto(frames, "tyr", n=3)
     flat = registration.register_auto(frames, "tyr", n=3, camera=camera)
     assert registration.error_against_truth(plain, truth)["max_mm"] > 0.8
@@ -584,8 +586,7 @@ def test_neunfeld_is_refitted_where_its_lines_move_it_under_the_readers_least_mo
     keeps them (the frame's corners steady); registration takes every move of that refit
     (``REFIT_OPTIONS``): stored within 0.5 mm (0.32; 1.25 before)."""
     frames, truth, _ = _three_frames("neunfeld", "oblique", 1470)
-    camera = CameraCalibration(np.array(truth["camera"]["K"]),
-                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    camera = _true_camera(truth)
     reg = registration.register_auto(frames, "neunfeld", n=3, camera=camera)
     assert registration.error_against_truth(reg, truth)["max_mm"] < 0.5
 
@@ -597,8 +598,7 @@ def test_tyr_smeared_across_its_stitching_is_not_moved_by_its_grid_alone():
     Without the stitching an axis' grid is taken less its median (``read_tyr._lines``):
     stored under 0.6 mm (0.46)."""
     frames, truth, _ = _three_frames("tyr", "overhead", 1464)
-    camera = CameraCalibration(np.array(truth["camera"]["K"]),
-                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    camera = _true_camera(truth)
     reg = registration.register_auto(frames, "tyr", n=3, camera=camera)
     assert registration.error_against_truth(reg, truth)["max_mm"] < 0.6
 
@@ -611,8 +611,7 @@ def test_a_tyr_refit_carried_off_its_stitching_by_smeared_lips_is_not_kept():
     leaves the stitching over ``read_tyr.STITCH_OFF_MM`` off is not kept: stored under
     0.6 mm (0.47)."""
     frames, truth, _ = _three_frames("tyr", "overhead", 1498)
-    camera = CameraCalibration(np.array(truth["camera"]["K"]),
-                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    camera = _true_camera(truth)
     reg = registration.register_auto(frames, "tyr", n=3, camera=camera)
     assert registration.error_against_truth(reg, truth)["max_mm"] < 0.6
 
@@ -624,8 +623,7 @@ def test_the_lens_check_measures_the_fields_no_four_corners_place():
     the camera alone, and automatic registration, whose corners lie within 0.1 mm of the
     truth once refitted, is refused naming the lens (stored 1.03 mm off before)."""
     frames, truth, true = _three_frames("cubes", "overhead", 1481)
-    camera = CameraCalibration(np.array(truth["camera"]["K"]),
-                               np.array(truth["camera"]["dist"]), (1280, 720), 0.0, 0, {})
+    camera = _true_camera(truth)
     reg = registration.register_manual(true, "cubes", (1280, 720), camera)
     floor = registration.error_against_truth(reg, truth)["max_mm"]
     assert floor > 1.0 and abs(reg.fit["lens_max_mm"] - floor) < 0.01
