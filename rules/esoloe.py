@@ -196,8 +196,6 @@ class Grid:
 ROW = Grid(5, 1, 4, ("a", "b", "c", "d", "e"))
 SQUARE = Grid(3, 3, 1, tuple(f"{f}{r}" for r in (3, 2, 1) for f in "abc"))
 
-VIEW_NAMES = ("top", "front", "back", "left", "right")
-
 
 @dataclass(frozen=True)
 class _View:

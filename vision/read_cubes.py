@@ -91,7 +91,6 @@ LETTERS = {"blue": "B", "red": "R", "black": "K", "orange": "O"}
 SEAT_DIRECTIONS = {"south": (0.0, -1.0), "north": (0.0, 1.0), "east": (1.0, 0.0),
                    "west": (-1.0, 0.0)}
 CARD_REACH_MM = 225.0  # a dependency card's centre from the board's centre (about)
-CARD_DISC_MM = 45.0  # the disc's diameter on a dependency card
 CARD_MM_PX = 3.0  # mm a pixel of the card search views
 MIN_SEEN = 0.5  # least share of a card's disc square, or of a ring side used, in the frame
 #: most a card's ring (white card stock) may be darker than the board's paper (Lab L, 0..255):

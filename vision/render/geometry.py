@@ -20,7 +20,6 @@ DIRECTIONS = {
     "up": (0, 0, 1), "down": (0, 0, -1), "north": (0, 1, 0),
     "south": (0, -1, 0), "east": (1, 0, 0), "west": (-1, 0, 0),
 }
-DIRECTION_NAMES = tuple(DIRECTIONS)
 _BY_VECTOR = {v: d for d, v in DIRECTIONS.items()}
 
 
