@@ -70,8 +70,9 @@ Steps (``find_board``):
    on its side face's foot moves to the top's edge), then moved onto its painted lines
    alone (``_on_lines``: its outline's step also answers on the stitching's flank 1.6 mm
    inside), and where an end field then shows bare, moved a field away from it
-   (``_off_a_bare_end``), and taken only within ``STRIP_FOUND_MISFIT`` of a rigid view of
-   the board (no board otherwise); on Cubes, where it shows under
+   (``_off_a_bare_end``); where its long sides show past an end the fit a field towards
+   it is taken, or none (``_past_an_end``); and taken only within ``STRIP_FOUND_MISFIT`` of
+   a rigid view of the board (no board otherwise); on Cubes, where it shows under
    ``GOOD_SUPPORT``, it is aligned again with the last level from it too (``align``'s
    ``from_start``); on the tiles, where it shows under ``GOOD_SUPPORT`` on the blurred
    frame under ``FINE_FIT_PPM`` (no fine fit followed its alignment), it is aligned
@@ -142,6 +143,15 @@ END_GAIN = 0.1
 # found wrong lay 0.035..0.043 off or were tilted past MAX_TILT_DEG; of the 554 found 4,
 # 6.9..9.2 px off)
 STRIP_FOUND_MISFIT = 0.035
+# a strip's finished fit whose long sides' outline and stitching show under this share in
+# place a field beyond each of its ends (_beyond_ends_shown: over the table they show
+# nothing) is the board; where more show past one end the strip goes on there, and the fit
+# a field towards it is taken where it shows so under this at both ends and shows as well,
+# else no board (_past_an_end: dev 1800..2399 at b02770f, of the 550 boards found none
+# showed over 0.27 a field past an end; of the 19 found wrong 10 showed 0.31..0.69, a field
+# along with a pawn on the table beyond its other end, 3 of them moved onto the board, or
+# a few fields short, or on a gingham's lines)
+BEYOND_SHOWN = 0.3
 LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
 # and one of them wins only where it shows this or more
 MORE_STRIPS = 8  # there first the strips ranked after STRIPS up to this (_late_strips:
@@ -1259,8 +1269,9 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
             corners = again
     corners = finished(grey, corners, geom, size)
     if geom.aspect >= STRIP_ASPECT:
-        corners = _off_a_bare_end(image, grey, corners, geom, size)
-        if _misfit(corners, geom, size) > STRIP_FOUND_MISFIT:
+        corners = _past_an_end(grey, _off_a_bare_end(image, grey, corners, geom, size),
+                               geom, size)
+        if corners is None or _misfit(corners, geom, size) > STRIP_FOUND_MISFIT:
             return None  # a wrong board is worse than none (the tracker keeps it)
     if geom.material == "ceramic" and judged_blurred and best[0] < GOOD_SUPPORT and \
             _px_per_mm(best[1], geom) < FINE_FIT_PPM:
@@ -1358,6 +1369,39 @@ def _off_a_bare_end(image: np.ndarray, grey: np.ndarray, corners: np.ndarray,
             _shown(grey, corners, geom, size) * _ends_clear(image, corners, geom):
         return corners
     return finished(grey, fitted, geom, size)
+
+
+def _beyond_ends_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """(west, east): the share of a strip's long sides' outline and stitching points in
+    place a field beyond each end of named ``corners`` (``_end_fields_shown`` of the strip
+    they put moved a field out): past the board's own ends the table, or a pawn, shows
+    few; past the end of a fit a field or more short of one the strip goes on."""
+    field = geom.width / len(geom.cells)
+    return np.array([_end_fields_shown(grey, _moved_along(corners, geom, mm), geom)[end]
+                     for end, mm in ((0, -field), (1, field))])
+
+
+def _past_an_end(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+                 size: tuple[int, int]) -> np.ndarray | None:
+    """A strip's finished fit ``corners`` where its long sides show under ``BEYOND_SHOWN``
+    a field past both its ends (``_beyond_ends_shown``); where more show past one, the
+    fit (``fit_model``) of the strip they put moved a field towards it, finished, where
+    that shows under ``BEYOND_SHOWN`` past both ends and shows the board as well
+    (``_shown``): a fit a field along with a pawn beyond its other end, on the table, where
+    ``_off_a_bare_end`` found no end field bare (dev 2287, 2329: 39 and 35 px off, so 1.3
+    and 0.2); else None: a fit a few fields short, or on a gingham's lines, is no board."""
+    beyond = _beyond_ends_shown(grey, corners, geom)
+    if beyond.max() < BEYOND_SHOWN:
+        return corners
+    field = geom.width / len(geom.cells) * (1.0 if beyond[1] > beyond[0] else -1.0)
+    fitted = fit_model(grey, _moved_along(corners, geom, field), geom, wide=0.0)
+    if not cv2.isContourConvex(fitted.astype(np.float32)):
+        return None
+    fitted = finished(grey, fitted, geom, size)
+    if _beyond_ends_shown(grey, fitted, geom).max() < BEYOND_SHOWN and \
+            _shown(grey, fitted, geom, size) >= _shown(grey, corners, geom, size):
+        return fitted
+    return None
 
 
 def _sharp_shown(sharp: np.ndarray, corners: np.ndarray, geom: Geometry,

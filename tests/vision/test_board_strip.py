@@ -1,7 +1,8 @@
 """vision.board on Neunfeld's strip: its pair of long edges among a wooden table's plank
 seams (``_strip_pairs``), its long sides on its painted lines (``_on_lines``), a fit a
-field along moved back (``_shifted_a_field``, ``_off_a_bare_end``) and a fit off every
-view of the board refused (``STRIP_FOUND_MISFIT``)."""
+field along moved back (``_shifted_a_field``, ``_off_a_bare_end``, ``_past_an_end``) and a
+fit off every view of the board, or short of the strip past an end, refused
+(``STRIP_FOUND_MISFIT``, ``BEYOND_SHOWN``)."""
 
 import cv2
 import numpy as np
@@ -9,12 +10,15 @@ import pytest
 
 from tests.vision.test_board import _render, _side_moved
 from vision.board import (
+    BEYOND_SHOWN,
     STRIPS,
+    _beyond_ends_shown,
     _end_fields_shown,
     _ends_clear,
     _misfit,
     _off_a_bare_end,
     _on_lines,
+    _past_an_end,
     _shifted_a_field,
     _shown,
     _small,
@@ -117,6 +121,14 @@ def test_a_fit_a_field_along_the_strip_is_moved_back_onto_it(seed, side):
     assert np.linalg.norm(fix.corners - want, axis=1).max() < 1.5
 
 
+def _finished_a_field_along(grey, want, geom, size, side):
+    """The fit (``fit_model``, ``finished``) from the strip at ``want`` moved a field along
+    it, out past its ``side`` (1 east, 3 west)."""
+    field = geom.width / len(geom.cells)
+    moved = _side_moved(_side_moved(want, geom, side, field), geom, (side + 2) % 4, -field)
+    return finished(grey, fit_model(grey, moved, geom, wide=0.0), geom, size)
+
+
 @pytest.mark.parametrize("seed", [1714, 1759])
 def test_a_finished_fit_with_an_end_field_bare_is_moved_back_onto_the_strip(seed):
     # dev 1714 and 1759: a pawn on one end field; found a field along (31 and 46 px off),
@@ -127,12 +139,9 @@ def test_a_finished_fit_with_an_end_field_bare_is_moved_back_onto_the_strip(seed
     geom = geometry("neunfeld")
     image, want = _render("neunfeld", seed, "any")
     grey, size = fit_grey(image), (image.shape[1], image.shape[0])
-    field = geom.width / len(geom.cells)
     field_px = np.linalg.norm(want[1] - want[0]) / len(geom.cells)
     for side in (1, 3):
-        along = finished(grey, fit_model(grey, _side_moved(_side_moved(
-            want, geom, side, field), geom, (side + 2) % 4, -field), geom, wide=0.0),
-                         geom, size)
+        along = _finished_a_field_along(grey, want, geom, size, side)
         assert np.linalg.norm(along - want, axis=1).min() > field_px / 2
         assert _end_fields_shown(grey, along, geom).min() < 0.16
         got = _off_a_bare_end(image, grey, along, geom, size)
@@ -151,4 +160,37 @@ def test_a_strip_found_off_every_view_of_the_board_is_no_board():
     image, want = _render("neunfeld", 1982, "any")
     size = (image.shape[1], image.shape[0])
     assert _misfit(want, geom, size) < 0.01
+    assert find_board(image, geom) is None
+
+
+@pytest.mark.parametrize("seed", [1986, 2329])
+def test_a_fit_a_field_along_with_the_strip_going_on_past_an_end_is_moved_back(seed):
+    # dev 1986 and 2329: found a field along (52 and 35 px off), its long sides showing
+    # past one end (the strip goes on there), a pawn on the table past the other. From
+    # either way along, the fit a field back is taken (_past_an_end); the board's own
+    # finished fit shows little past its ends and stays
+    geom = geometry("neunfeld")
+    image, want = _render("neunfeld", seed, "any")
+    grey, size = fit_grey(image), (image.shape[1], image.shape[0])
+    board = finished(grey, fit_model(grey, want, geom, wide=0.0), geom, size)
+    assert _beyond_ends_shown(grey, board, geom).max() < BEYOND_SHOWN
+    assert _past_an_end(grey, board, geom, size) is board
+    for side in (1, 3):
+        along = _finished_a_field_along(grey, want, geom, size, side)
+        assert _beyond_ends_shown(grey, along, geom).max() >= BEYOND_SHOWN
+        got = _past_an_end(grey, along, geom, size)
+        assert got is not None and np.linalg.norm(got - want, axis=1).max() < 1.5
+    fix = find_board(image, geom)
+    assert fix is not None and np.linalg.norm(fix.corners - want, axis=1).max() < 1.5
+
+
+def test_a_strip_fit_short_of_the_strip_past_its_ends_is_no_board():
+    # dev 1998: the best fit, finished, lies inside the strip, two to four fields short
+    # (87 px off), its long sides showing past both ends; a field either way they still
+    # do: no board rather than a wrong one
+    geom = geometry("neunfeld")
+    image, want = _render("neunfeld", 1998, "any")
+    grey = fit_grey(image)
+    assert _beyond_ends_shown(grey, fit_model(grey, want, geom, wide=0.0), geom).max() < \
+        BEYOND_SHOWN
     assert find_board(image, geom) is None
