@@ -211,13 +211,16 @@ def test_a_strip_of_its_own_colour_outranks_a_band_of_the_table():
 # Missed before session 13's late strips ranked after STRIPS (MORE_STRIPS): Neunfeld 95
 # (68 px off) and 109 (136 px off), no candidate near the board. Found wrong before
 # session 16 (dev 1800..1899, session 15's held out): e-SOLO-e 1891, a small empty tile on
-# wooden planks whose region ranked under the planks' (BRIGHT: 367 px off, the planks)
+# wooden planks whose region ranked under the planks' (BRIGHT: 367 px off, the planks).
+# Missed before session 18: e-SOLO-e 2197 on a gingham cloth, stacks over its far half,
+# whose glaze's brightest region was notched and ranked under the cloth's (BRIGHT's
+# notched region)
 @pytest.mark.parametrize("game, seed, px", [
     ("neunfeld", 124, 6.0), ("neunfeld", 130, 3.0), ("neunfeld", 110, 1.5),
     ("neunfeld", 264, 3.0), ("neunfeld", 150, 6.0), ("neunfeld", 95, 1.5),
     ("neunfeld", 109, 2.0),
     ("esoloe", 134, 1.0), ("esoloe", 138, 1.5), ("esoloe", 160, 1.0), ("esoloe", 211, 1.5),
-    ("esoloe", 1891, 1.5),
+    ("esoloe", 1891, 1.5), ("esoloe", 2197, 1.0),
     ("cubes", 117, 1.5),
 ])
 def test_hard_renders_found(game, seed, px):
