@@ -189,7 +189,23 @@ GRID_STILL_MM = 0.05
 #: it, left a whole side 0.75..0.85 mm off at the true corners' band on dev Cubes
 #: overhead 103, oblique 128 (stored 1.44, 1.14 mm; the band at the true corners 0.0 mm
 #: off on 10 sharp dev boards)
-SIDES_FITTED = {"neunfeld": ((0, 2), True), "cubes": (range(4), False)}
+SIDES_FITTED = {"neunfeld": ((0, 2), True), "cubes": (range(4), False),
+                "tyr": (range(4), True)}
+#: ... on these boards only where the reader's refit left the corners as they were: Tyr,
+#: whose refit keeps them where its lines do not place the board (``read_tyr.SPREAD_MM``,
+#: ``_stitch_off``: blurred, or its stitching not shown), and there the finder's corners
+#: were stored 1..4 mm off; each side onto its stitching (6 mm inside the edge) and the
+#: edge's step (past the profile's reach but for the shift: fitted at its end, a rise
+#: that places the far side of an oblique view, whose stitching barely shows; without it
+#: no side moved). Dev Tyr 1496..1543, 127, 1411, 1453 (99 boards, both cameras, the
+#: bench's way), automatic under 1 mm / refused / stored over 1 mm 91/3/5 -> 94/3/2 (oblique
+#: 1411 1.94 -> 0.56 mm, 1.8 px of focus blur; overhead 1453 1.24 -> 0.77, 4 px of motion;
+#: oblique 1526 1.85 -> 0.32; oblique 1498 3.72 -> 1.62, 5.1 px), none worse; clicked
+#: 85/12/2 -> 93/1/5 (11 refused ``off the lines`` now stored, 8 of them 0.17..0.77 mm
+#: off, oblique 1498, 1504, 1523 1.46, 1.11, 1.14 mm; 1498's and 1504's clicks alone lie
+#: 2.27 and 2.54 mm off). Fitted on sharp boards too, after the refit, 13 of dev
+#: 1496..1519's 48 moved 0.05..0.55 mm, 6 of them worse (overhead 1509 0.27 -> 0.82)
+SIDES_IF_UNMOVED = frozenset({"tyr"})
 #: each sought this far either side: the finder and the reader's refit held both long sides on the
 #: stitching, the strip 3..4 mm too narrow (dev Neunfeld 108..115: overhead 109 1.62 ->
 #: 0.65 mm, oblique 109 2.11 -> 0.53, 112 0.75 -> 0.53; 111 and 113, 2.3 and 3.5 mm
@@ -203,7 +219,8 @@ STITCH_SHIFT_MM = 2.5
 #: Cubes overhead 103, 104 0.81, 0.82 (0.8 mm), Cubes oblique 115 0.61 (4.0 mm off)
 OWN_LINES_SHOWN = 0.75
 #: ... but on Tyr's leather wherever the refit moved them: its refit moves nothing where
-#: its own lines do not lie within ``read_tyr.SPREAD_MM`` of where it puts them, and the
+#: its own lines do not lie within ``read_tyr.SPREAD_MM`` of where it puts them (there
+#: its sides are fitted onto its stitching instead, ``SIDES_IF_UNMOVED``), and the
 #: painted lines' share is no check there (at the true corners dev Tyr oblique 100, 106,
 #: 113, 121 show 0.62..0.82; the refit of the bench's clicks put 100 and 106 0.73 and 0.35
 #: mm off, showing 0.69 and 0.73)
@@ -839,27 +856,30 @@ def _refitted(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
     """``corners`` refitted as ``OWN_LINES``' reader refits them (``refine``: unchanged
     where the lines do not agree better with a move; ``REFIT_OPTIONS``), on Cubes' card
     then on its grid's fit (``_on_grid``); then, twice, on Neunfeld's strip its long
-    sides onto its stitching and on Cubes' card each side onto its printed band's inner
-    edge (``_on_sides``)."""
+    sides onto its stitching, on Cubes' card each side onto its printed band's inner
+    edge and, where its refit left them as they were (``SIDES_IF_UNMOVED``), on Tyr's
+    leather each side onto its stitching (``_on_sides``)."""
     import importlib
 
     reader = importlib.import_module(OWN_LINES[geom.game])
-    corners = reader.refine(grey, BoardFix(corners, corners), geom,
-                            **REFIT_OPTIONS.get(geom.game, {})).corners
+    refit = reader.refine(grey, BoardFix(corners, corners), geom,
+                          **REFIT_OPTIONS.get(geom.game, {})).corners
     if geom.game == "cubes":
-        corners = _on_grid(grey, corners, geom)
-    if geom.game in SIDES_FITTED:
+        refit = _on_grid(grey, refit, geom)
+    if geom.game in SIDES_FITTED and (geom.game not in SIDES_IF_UNMOVED
+                                      or np.array_equal(refit, corners)):
         for _ in range(LINE_FITS):
-            corners = _on_sides(grey, corners, geom)
-    return corners
+            refit = _on_sides(grey, refit, geom)
+    return refit
 
 
 def _on_sides(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
     """``corners`` with each of ``SIDES_FITTED``' sides moved to where the profile across
     it (``PROFILE_MM`` about its line there, the mean along the side) is fitted best by
     least squares, blurred by each of ``BLUR_MM`` and shifted by up to
-    ``STITCH_SHIFT_MM``: on Neunfeld's strip its stitching (a line of the board's polarity
-    ``LEATHER_STITCH_MM`` inside the edge) and the edge (a step), on Cubes' card its band's
+    ``STITCH_SHIFT_MM``: on the leather (Neunfeld's strip, Tyr) its stitching (a line of
+    the board's polarity ``LEATHER_STITCH_MM`` inside the edge) and the edge (a step), on
+    Cubes' card its band's
     inner edge (``CARD_BAND_MM`` inside the edge: the paper's step down to the band); a
     side is kept where that is blurred ``BLUR_REFUSE_MM`` or more or lies at the search's
     end."""

@@ -175,8 +175,8 @@ def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
     (``read_neunfeld._agreement``) and moves no corner over ``MAX_SHIFT_MM``; until a
     move is under ``STILL_MM``. ``fix`` itself where the pieces then lie a median of over
     ``SPREAD_MM`` off (a blurred board: its lines do not place it so finely), or the
-    stitching's over ``STITCH_OFF_MM`` across an axis (``_stitch_off``: the grid's lips,
-    smeared, carried the board off it)."""
+    stitching's over ``STITCH_OFF_MM`` across an axis or shows across neither
+    (``_stitch_off``: the grid's lips, smeared, carried the board off it)."""
     start = fix
     H = homography(fix, geom)
     found = _lines(grey, H, geom, REFINE_REACH_MM)
@@ -197,14 +197,20 @@ def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
 def _stitch_off(found: np.ndarray, geom: Geometry) -> float:
     """How far the stitching's pieces in ``found`` (``_lines``) lie off where the fix puts
     it: the larger of the two axes' median offsets, over the axes where ``MIN_STITCH`` of
-    its pieces show (0 where neither)."""
+    its pieces show; infinite where neither shows so many: the grid's lips alone, each
+    axis taken less its median, do not place the board across its lines, and smeared by
+    the camera's motion they moved it (dev Tyr oblique 1526, 3.5 px of motion, 5 pieces
+    of stitching: the finder's corners 0.6 mm off, refitted 1.85 mm off with its pieces a
+    median 0.10 mm off; registered 0.32 mm off without it, its sides then fitted,
+    ``calibration.registration.SIDES_IF_UNMOVED``; no other board of dev Tyr 1496..1543
+    changed, automatic or clicked)."""
     stitch = geom.width / 2 - LEATHER_STITCH_MM[geom.game]
-    off = [0.0]
+    off = []
     for axis in (0, 1):
         seam = found[(found[:, 2] == axis) & np.isclose(np.abs(found[:, axis]), stitch)]
         if len(seam) >= MIN_STITCH:
             off.append(abs(float(np.median(seam[:, 3]))))
-    return max(off)
+    return max(off, default=np.inf)
 
 
 def _dice(image: np.ndarray, fix: BoardFix, geom: Geometry, calibration: dict | None
