@@ -12,8 +12,9 @@ set-up (``tableref calibrate board``).
   (``RegistrationError``, saying why) rather than stored where the board was seen in too
   few frames (``MIN_AGREE``) or the frames do not agree, where a tile's frame line is
   blurred ``BLUR_REFUSE_MM`` or more (too few px a mm, focus or motion for 1 mm), and
-  where its fit report (below) is off by more than ``REFUSE_MM``: a board found wrongly,
-  to be registered by hand.
+  where its fit report (below) is off by more than ``REFUSE_MM`` (on Tyr and Cubes its
+  rigid check by more than ``RIGID_REFUSE_MM``): a board found wrongly, to be registered
+  by hand.
 - Manual: the four corners (nw, ne, se, sw: the board's north is away from the camera)
   given as numbers, or clicked on a saved frame where a display exists; with the frame
   snapped to the board's edges by ``vision.board.refine``, then fitted to a tile's frame
@@ -66,6 +67,15 @@ AGREE_PX = 3.0  # frames whose corners are all this near one another's agree
 MIN_AGREE = 2  # frames that must agree (fewer where fewer are asked for)
 AGREE_SHARE = 0.5  # ... and this share of the frames the board was found in
 REFUSE_MM = 1.0  # an automatic registration whose fit report is off by more is refused
+#: ... and on these boards one whose rigid check (``fit_report``'s ``rigid_max_mm``, with a
+#: camera) is off by more than this: dev Tyr and Cubes 1496..1543, Tyr 127, 1411, 1453,
+#: Cubes 1450 (196 boards, the bench's way with the true camera) stored under 1 mm show
+#: 0.01..0.54 mm (Tyr oblique 1523, 5.4 px of motion), the two stored over 1 mm 0.90 and
+#: 0.85: Tyr oblique 1498 (1.62 mm: two of three frames put sw 4..5 px off, 5.1 px of
+#: motion, and the vote kept them), Cubes oblique 1450 (2.33 mm: 6.6 px of motion, the
+#: finder's north side 2 mm south in all three frames, the card's grid smeared)
+RIGID_REFUSE_MM = 0.7
+RIGID_REFUSED = frozenset({"tyr", "cubes"})
 FRAMES = 5  # frames the automatic registration averages
 NAMING_MARGIN_DEG = 10.0  # a camera rule's naming this near its ambiguity is to be checked
 #: ceramic tiles whose edge model's painted lines (the frame line and the fields' outlines)
@@ -661,7 +671,8 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
     (at most ``4 n`` frames are looked at; on a ``LINE_FIT`` board each frame's corners
     checked against its painted lines, ``on_lines``), refused (``RegistrationError``)
     where fewer than half of them or than ``MIN_AGREE`` agree, or its fit is off by more than
-    ``REFUSE_MM`` (module doc). ``turn``: quarter turns by which to rename
+    ``REFUSE_MM`` (``RIGID_REFUSE_MM`` its rigid check on ``RIGID_REFUSED`` boards; module
+    doc). ``turn``: quarter turns by which to rename
     the found corners (nw becomes the found ne for 1), for a square board that
     the table's players have named otherwise (docs/vision.md, *Naming*); 2 for any
     board. A board without marks gets ``fit["naming"]`` (see the module doc)."""
@@ -737,6 +748,13 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
                                 f"worst, over {REFUSE_MM} mm): "
                                 f"{advice or 'it was probably found wrongly; ' + HAND}",
                                 Refusal.FIT)
+    rigid = reg.fit.get("rigid_max_mm", 0.0)
+    if game in RIGID_REFUSED and rigid > RIGID_REFUSE_MM:
+        raise RegistrationError(f"the board found is no rigid board of its size seen by this "
+                                f"camera (its corners up to {rigid:.2f} mm off such a board's, "
+                                f"over {RIGID_REFUSE_MM} mm): a corner was probably found off "
+                                f"in a blurred or moving image; keep the camera still, or "
+                                f"{HAND}", Refusal.FIT)
     if named_by_camera(geom):
         reg.fit["naming"] = {"by": "turn" if turn % 4 else "camera", "turn": turn % 4,
                              "camera_margin_deg": round(camera_rule_margin(reg.corners,
