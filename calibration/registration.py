@@ -235,14 +235,6 @@ OWN_LINES_SHOWN = 0.75
 #: 113, 121 show 0.62..0.82; the refit of the bench's clicks put 100 and 106 0.73 and 0.35
 #: mm off, showing 0.69 and 0.73)
 SELF_CHECKED = frozenset({"tyr"})
-#: ... and on Cubes' card where, with a camera, the refit's rigid check (``fit_report``)
-#: is then within ``RIGID_REFUSE_MM``: on a card smeared by the camera's motion the
-#: painted lines do not lie within 1 px anywhere. Dev Cubes 1496..1543 and oblique 1450
-#: (97 boards), the bench's clicks, under 1 mm / refused / stored over 1 mm 88/7/2 ->
-#: 94/1/2: overhead and oblique 1498, 1520, 1523 (5.1..5.4 px of motion) stored
-#: 0.19..0.75 mm off, rigid checks 0.18..0.41; oblique 1450 (6.6 px) refused still, its
-#: refit 3.23 mm off with a rigid check of 0.88
-RIGID_CHECKED = frozenset({"cubes"})
 #: ... and on all of them no fit is taken that moves a corner further than this from where
 #: it was given (clicked: before the snap to the edges): a user's clicks are good to a few
 #: px, the bench's to 1.5 px (4 sigma of it: a fit onto the truth lies so far from such
@@ -992,8 +984,7 @@ def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry,
     ``GIVEN_LINES_SHOWN`` of them do after the first fit, the corners given are refitted
     on the own lines alone instead, and kept where
     that moved them and ``OWN_LINES_SHOWN`` of them then lie in place (on ``SELF_CHECKED``
-    boards, where it moved them; on ``RIGID_CHECKED`` boards with ``camera``, where its
-    rigid check is within ``RIGID_REFUSE_MM``). No fit is taken that moves a corner over
+    boards, where it moved them). No fit is taken that moves a corner over
     ``GIVEN_TRUST_PX`` from ``given`` (the corners as clicked, before any snap; else
     ``corners``): the painted lines' fit so far off is passed over for the own lines'
     refit of the corners given, and that one so far off refused. Else refused
@@ -1028,15 +1019,6 @@ def _fit_given_pattern(image: np.ndarray, corners: np.ndarray, geom: Geometry,
             why.append(f"refitted on its own lines, {too_far(own)}")
         elif own_shown >= OWN_LINES_SHOWN or geom.game in SELF_CHECKED:
             return own, own_shown
-        elif geom.game in RIGID_CHECKED and camera is not None:
-            size = (image.shape[1], image.shape[0])
-            rigid = fit_report(homography(own, geom), [own], geom, camera,
-                               size)["rigid_max_mm"]
-            if rigid <= RIGID_REFUSE_MM:
-                return own, own_shown
-            why.append(f"refitted on its own lines, {own_shown:.0%} of them lie in place "
-                       f"and its corners lie up to {rigid:.2f} mm off a rigid board's, over "
-                       f"{RIGID_REFUSE_MM} mm")
     numbers = " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
     raise RegistrationError(
         f"the board's painted lines do not follow the corners given ({'; '.join(why)}): "

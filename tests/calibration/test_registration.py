@@ -650,21 +650,6 @@ def test_auto_refuses_tyr_and_cubes_off_a_rigid_board(game, mode, seed):
     assert refused.value.reason == registration.Refusal.FIT
 
 
-@pytest.mark.slow
-def test_clicks_on_a_smeared_cubes_card_are_kept_where_their_refit_is_a_rigid_board():
-    """Dev renders, Cubes oblique with the camera's motion: on 1520 (5.1 px) none of the
-    card's painted lines lie within 1 px of the clicks' fits (refused before); the own
-    lines' refit of the clicks, a rigid board within ``RIGID_REFUSE_MM`` (0.41 mm), is
-    stored 0.50 mm off. On 1450 (6.6 px) that refit lies 3.23 mm off, its rigid check
-    0.88 mm: refused, saying so."""
-    image, clicks, truth, camera = _clicked("cubes", "oblique", 1520)
-    reg = registration.register_manual(clicks, "cubes", (1280, 720), camera, image)
-    assert registration.error_against_truth(reg, truth)["max_mm"] < 0.7
-    image, clicks, truth, camera = _clicked("cubes", "oblique", 1450)
-    with pytest.raises(RegistrationError, match="off a rigid board's, over 0.7 mm"):
-        registration.register_manual(clicks, "cubes", (1280, 720), camera, image)
-
-
 def test_the_lens_check_measures_the_fields_no_four_corners_place():
     """Dev render, Cubes overhead 1481 (k1 -0.09): a homography of the distorted image
     through the board's true corners puts its fields up to 1.03 mm off
