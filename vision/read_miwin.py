@@ -134,6 +134,19 @@ MOVED_BELOW = 0.9
 MOVED_MM = (-12.0, -9.0, -6.0, -3.0, 3.0, 6.0, 9.0, 12.0)
 MOVED_ACROSS_MM = (-9.0, -6.0, -3.0, 3.0, 6.0, 9.0)
 MOVED_SURE = 0.9
+#: ... and on one more crop, centred where the pips round the die are most symmetric about
+#: a top's centre (every face's pips are symmetric under a half turn about it;
+#: ``symmetric_centre``): sought every 1 mm within ``SYMMETRY_REACH_MM`` of the die's place
+#: on a view of ``SYMMETRY_PX_PER_MM``, over top-sized windows whose body (pips left out)
+#: lies within ``SYMMETRY_BODY`` (Lab, L weighted ``MEASURED_L``) of the placed window's
+#: (not the table's, a board edge's or another die's pips). Neunfeld and Tyr dev renders
+#: (true corners, any camera; Neunfeld 400..599 and 2000..2199, Tyr 400..499 and 2000..2199,
+#: 2,016 tops of dice found): tops right 1,991 -> 1,995, none newly wrong (a black 2 and a
+#: red 4 placed 9..13 mm off, blue 5s placed 8..13 mm off on their side faces); without
+#: the body's colour a blue 5 was read 9 surely on its side face's pips
+SYMMETRY_REACH_MM = 12.0
+SYMMETRY_PX_PER_MM = 2.0
+SYMMETRY_BODY = 20.0
 #: Lab L's weight against a and b in ``measured_scores``' distances (a die's lightness
 #: falls off with the lamp and its shade, its hue less). Dev Tyr tables under
 #: ``bench.calibration_bench.COLOUR_LIGHTS`` (the dice measured on the table's other
@@ -329,6 +342,20 @@ def _no_lines(pip: np.ndarray) -> np.ndarray:
     return pip & ~line[labels] if line.any() else pip
 
 
+def _light_spots(lab: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, ...]:
+    """(pips, tophat, chroma) of a Lab view at ``px_per_mm``: its light spots smaller than
+    ``PIP_KERNEL_MM``, ``PIP_DL`` lighter than round them (``tophat``: how much, Lab L) and
+    unsaturated (``chroma``: |a| + |b|), or, blurred into a coloured body, much less so
+    than round them."""
+    chroma = np.abs(lab[..., 1].astype(np.float32) - 128) + np.abs(
+        lab[..., 2].astype(np.float32) - 128)
+    k = int(round(PIP_KERNEL_MM * px_per_mm)) | 1
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    tophat = cv2.morphologyEx(lab[..., 0], cv2.MORPH_TOPHAT, disc)
+    round_it = cv2.dilate(chroma, disc)
+    return (tophat > PIP_DL) & ((chroma < PIP_CHROMA) | (chroma < 0.8 * round_it)), tophat, chroma
+
+
 def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
               region: tuple[float, float, float, float],
               camera: np.ndarray | None = None, no_dice: np.ndarray | None = None,
@@ -360,15 +387,9 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
     board = _board_mask(lab.shape[:2], corners, H @ to_mm)
     background = _background(lab, board)
-    chroma = np.abs(lab[..., 1].astype(np.float32) - 128) + np.abs(
-        lab[..., 2].astype(np.float32) - 128)
     k = int(round(PIP_KERNEL_MM * PX_PER_MM)) | 1
-    tophat = cv2.morphologyEx(lab[..., 0], cv2.MORPH_TOPHAT,
-                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    # a pip is unsaturated, or (blurred into a coloured body) much less so than round it
-    round_it = cv2.dilate(chroma, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    pip = _no_lines((tophat > PIP_DL) & ((chroma < PIP_CHROMA) | (chroma < 0.8 * round_it))
-                    & inside)
+    spots, tophat, chroma = _light_spots(lab, PX_PER_MM)
+    pip = _no_lines(spots & inside)
 
     def against(bg) -> np.ndarray:  # the colour scores against the background ``bg``
         fixed = colour_scores(lab.astype(np.float32) - bg, chroma)
@@ -589,6 +610,45 @@ def top_reading(die: Die, prediction: dict[str, Prediction] | None,
     return top, float(conf), [[n, round(p, 4)] for n, p in ranked[1:]]
 
 
+def symmetric_centre(image: np.ndarray, H: np.ndarray, die: Die) -> Die:
+    """``die`` moved to where the light spots round it (``_light_spots``) are most symmetric
+    under a half turn about a top's centre, over a top-sized window (the pips of any face
+    are), within ``SYMMETRY_REACH_MM`` of its place on the plane of ``H`` (the tops) and
+    where the window's body (its spots left out) is of the colour of the window at its
+    place (``SYMMETRY_BODY``); the nearest of equals."""
+    px, reach = SYMMETRY_PX_PER_MM, SYMMETRY_REACH_MM
+    w = int(round(DIE_MM / 2 * px))  # half a window, px
+    size = 2 * (w + int(round(reach * px)))
+    patch = cv2.cvtColor(square_crop(image, H, die.u, die.v, size / px / 2, size),
+                         cv2.COLOR_BGR2Lab)
+    spots = _light_spots(patch, px)[0]
+    body = (~spots).astype(np.float32)
+
+    def window_sum(x: np.ndarray) -> np.ndarray:  # over [y - w, y + w) x [x - w, x + w)
+        return cv2.boxFilter(x, -1, (2 * w, 2 * w), normalize=False, anchor=(w, w),
+                             borderType=cv2.BORDER_CONSTANT)
+
+    looks = np.stack([window_sum(patch[..., i].astype(np.float32) * body) for i in range(3)],
+                     axis=-1) / np.maximum(window_sum(body), 1.0)[..., None]
+    middle = size // 2
+    scale = np.array([MEASURED_L, 1.0, 1.0], np.float32)
+    alike = np.sqrt((((looks - looks[middle, middle]) * scale) ** 2).sum(axis=-1)
+                    ) <= SYMMETRY_BODY
+    light = spots.astype(np.float32)
+    best, move = 0.0, (0, 0)
+    steps = range(-int(round(reach)), int(round(reach)) + 1)
+    for dy in steps:
+        for dx in steps:
+            y, x = middle + int(round(dy * px)), middle + int(round(dx * px))
+            if not alike[y, x]:
+                continue
+            window = light[y - w:y + w, x - w:x + w]
+            paired = float((window * window[::-1, ::-1]).sum()) - 0.01 * np.hypot(dx, dy)
+            if paired > best:
+                best, move = paired, (dx, dy)
+    return Die(die.colour, die.u + move[0], die.v - move[1], die.confidence)  # y is south
+
+
 def dice_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
               calibration: dict | None = None, camera: np.ndarray | None = None
               ) -> list[tuple[int | None, float, list]]:
@@ -597,9 +657,10 @@ def dice_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
     same crops, cut once). With ``camera`` (its centre over the plane of ``H``, mm, as
     ``pose_plane`` gives it), a top read under ``MOVED_BELOW`` is read again on crops
     moved ``MOVED_MM`` towards and away from the camera's foot and ``MOVED_ACROSS_MM``
-    across that line (all in one more run), and the surest of those readings taken where
-    it reaches ``MOVED_SURE`` and is surer: a black top placed off towards the board's
-    dark edge shows only part of itself."""
+    across that line and on one centred where its pips are most symmetric
+    (``symmetric_centre``; all in one more run), and the surest of those readings taken
+    where it reaches ``MOVED_SURE`` and is surer: a black top placed off towards the
+    board's dark edge shows only part of itself."""
     out = _top_readings(image, H, dice, calibration)
     if camera is None:
         return out
@@ -615,6 +676,8 @@ def dice_tops(image: np.ndarray, H: np.ndarray, dice: list[Die],
             moved.append(Die(die.colour, die.u + float(shift[0]), die.v + float(shift[1]),
                              die.confidence))
             whose.append(i)
+        moved.append(symmetric_centre(image, H, die))
+        whose.append(i)
     for i, reading in zip(whose, _top_readings(image, H, moved, calibration), strict=True):
         if reading[0] is not None and reading[1] >= MOVED_SURE and reading[1] > out[i][1]:
             out[i] = reading

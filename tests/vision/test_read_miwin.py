@@ -1,12 +1,20 @@
-"""vision.read_miwin: the pip mask's lines, and the enrolment profile on the dice tops
-through the whole observe path (a profile file loaded as ``tableref observe --profile``
-loads it)."""
+"""vision.read_miwin: the pip mask's lines, a top's centre by its pips' symmetry, and the
+enrolment profile on the dice tops through the whole observe path (a profile file loaded as
+``tableref observe --profile`` loads it)."""
 
+import cv2
 import numpy as np
 import pytest
 
 from vision.classifier import shared
-from vision.read_miwin import DIE_MM, _die_kernel, _no_lines, _top_and_faces
+from vision.read_miwin import (
+    DIE_MM,
+    Die,
+    _die_kernel,
+    _no_lines,
+    _top_and_faces,
+    symmetric_centre,
+)
 
 
 def test_a_long_thin_light_line_is_no_pip_but_a_blurred_dies_patch_is():
@@ -34,6 +42,29 @@ def test_a_black_dies_side_faces_lie_towards_the_camera_beside_its_top():
     rows, cols = np.nonzero(faces.any(axis=1))[0], np.nonzero(faces.any(axis=0))[0]
     assert rows.min() == top_rows.max() + 1 and rows.max() >= top_rows.max() + 18
     assert top_cols.min() <= cols.min() and cols.max() <= top_cols.max()
+
+
+def test_a_top_placed_off_is_centred_on_its_pips_not_on_spots_of_the_table():
+    # a black 2 (4 px per mm on its top's plane, north up) with its side faces towards a
+    # camera in the south as dark as its top, placed 3 mm west and 9 mm south of its top's
+    # centre (on the side face): one pip in its square. Three specks on the table west of
+    # it, more symmetric than the 2's two pips, lie over a window of the table's colour
+    px, size = 4.0, 320
+    H = np.array([[px, 0, size / 2], [0, -px, size / 2], [0, 0, 1]])  # board mm -> px
+    image = np.full((size, size, 3), (150, 190, 210), np.uint8)  # a light wooden table
+
+    def at(u, v):
+        return int(round(size / 2 + u * px)), int(round(size / 2 - v * px))
+
+    half = DIE_MM / 2
+    cv2.rectangle(image, at(-half, half), at(half, -half - 14), (25, 25, 25), -1)
+    for u, v in ((-5.5, 5.5), (5.5, -5.5)):  # the 2's pips
+        cv2.circle(image, at(u, v), int(1.8 * px), (235, 235, 235), -1)
+    for v in (-2, -9, -16):  # specks on the table
+        cv2.circle(image, at(-15, v), int(1.8 * px), (255, 255, 255), -1)
+    centred = symmetric_centre(image, H, Die("black", -3.0, -9.0, 1.0))
+    assert abs(centred.u) <= 1.0 and abs(centred.v) <= 1.0
+    assert (centred.colour, centred.confidence) == ("black", 1.0)
 
 
 def _spy(profile):
