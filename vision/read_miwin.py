@@ -35,7 +35,8 @@ top, rectified north up at ``PX_PER_MM``) over the board and a margin round it:
 ``top_crops`` cuts each die's top on its plane, centred and filling ~75 % of the crop as
 ``models/pips.onnx`` expects (``models/pips.md``), and ``read_tops`` reads all dice of a
 frame in ONE run (and, given the camera, the tops in doubt once more on crops moved
-towards and away from it: ``dice_tops``); the model's colour head must agree with the
+towards and away from it and on one centred on their pips' symmetry: ``dice_tops``,
+``symmetric_centre``); the model's colour head must agree with the
 classical colour, or the die's colour is reported with a low confidence. Without the
 model every top stays null.
 """
