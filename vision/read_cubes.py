@@ -36,7 +36,7 @@ once (array operations, no per-field loop):
   token its alternative. In play (a player's stone on the board) the rules' count of
   white stones holds: too few read are made up by the likeliest empty fields, read white
   in doubt, and too many give up the least likely, read empty in doubt
-  (``_whites_in_play``);
+  (``_whites_in_play``; likeliest by the probability before ``SECOND_CAP``);
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
   kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``, rectified
@@ -677,8 +677,8 @@ def _last_card(players: list[dict], cards: dict) -> dict:
                                         if p is not missing[0]))}
 
 
-def _whites_in_play(grid: list[list], p_white: dict[int, float],
-                    n_players: int) -> dict[int, bool]:
+def _whites_in_play(grid: list[list], p_white: dict[int, float], n_players: int,
+                    likely: dict[int, float] | None = None) -> dict[int, bool]:
     """The colourless fields (``p_white``: field -> white-or-empty probability, their
     tokens not yet in ``grid``) to read white (True) or empty (False) at 0.5, in doubt,
     the other their alternative, where the game is in play and the count of white stones
@@ -692,15 +692,20 @@ def _whites_in_play(grid: list[list], p_white: dict[int, float],
     -> 5. Too many too (a player seen who is not there lowers the count and takes right
     white stones away, in doubt; ``_one_card_per_colour`` keeps most such cards out): dev
     0..999, true corners, overhead boards in a dim light whose lighter checks read white
-    (667: 6, 477: 4)."""
+    (667: 6, 477: 4). ``likely``: the probabilities (``p_white``'s fields) that order the
+    fields, where ``p_white`` holds capped ones (``SECOND_CAP``): two doubted fields both
+    capped at 0.97, an empty one the stone model read white and a white stone that test
+    and model both read sure, gave up the first in the field's order (dev 1993).
+    """
+    likely = p_white if likely is None else likely
     if not any(t not in (None, ".", "W") for row in grid for t in row):
         return {}
     read = sum(t == "W" for row in grid for t in row) + sum(p >= 0.5 for p in p_white.values())
     want = WHITES[n_players]
     if read <= want:
-        empty = sorted((i for i, p in p_white.items() if p < 0.5), key=lambda i: -p_white[i])
+        empty = sorted((i for i, p in p_white.items() if p < 0.5), key=lambda i: -likely[i])
         return dict.fromkeys(empty[:want - read], True)
-    white = sorted((i for i, p in p_white.items() if p >= 0.5), key=lambda i: p_white[i])
+    white = sorted((i for i, p in p_white.items() if p >= 0.5), key=lambda i: likely[i])
     return dict.fromkeys(white[:read - want], False)
 
 
@@ -844,8 +849,9 @@ def _white_or_empty(kind, white: float, from_above: bool) -> float | None:
     """The probability of a white stone on a field without a colour, from the classical
     test's (``white``) and the stone model's kind head together: their log odds added, the
     model's (white against empty) weighed by ``MODEL_WEIGHT``, and ``FROM_ABOVE`` where
-    the camera looks ``from_above``, capped at ``SECOND_CAP`` either way; None where the
-    model sees neither white nor empty (``SEEN``: the classical test stands)."""
+    the camera looks ``from_above``; None where the model sees neither white nor empty
+    (``SEEN``: the classical test stands). Not capped: the reading caps it at
+    ``SECOND_CAP`` either way, the count of white stones orders the fields by it."""
     top = dict(kind.top)
     w, e = top.get("white", 0.0), top.get("empty", 0.0)
     if w + e < SEEN:
@@ -854,7 +860,7 @@ def _white_or_empty(kind, white: float, from_above: bool) -> float | None:
     p_test = float(np.clip(white, 1e-6, 1 - 1e-6))
     z = np.log(p_test / (1 - p_test)) + MODEL_WEIGHT * np.log(p_model / (1 - p_model)) + (
         FROM_ABOVE if from_above else 0.0)
-    return float(np.clip(1 / (1 + np.exp(-z)), 1 - SECOND_CAP, SECOND_CAP))
+    return float(1 / (1 + np.exp(-z)))
 
 
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
@@ -906,7 +912,12 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     second = {i: _white_or_empty(predictions[len(stones) + k]["kind"], float(white[i]),
                                  from_above)
               for k, i in enumerate(doubted)}
-    p_white = {i: second[i] if second.get(i) is not None else float(white[i]) for i in plain}
+    # the fields' white-or-empty probabilities as read (the doubted ones capped), and as
+    # the count of white stones orders them (not capped: capped ones tie)
+    likely = {i: second[i] if second.get(i) is not None else float(white[i]) for i in plain}
+    p_white = {i: float(np.clip(p, 1 - SECOND_CAP, SECOND_CAP))
+               if second.get(i) is not None else p
+               for i, p in likely.items()}
     for k, i in enumerate(stones):
         r, c = divmod(i, 10)
         path = f"grid.{r}.{c}"
@@ -929,7 +940,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
             reading.add(min(conf, 0.5) if letter else conf, path, 0.9, alts)
             continue
         if token == "W" and letter is None:  # a white stone: read with the count (below)
-            p_white[i] = min(conf, float(white[i]))
+            p_white[i] = likely[i] = min(conf, float(white[i]))
             continue
         if token == "W":
             alts = [[".", round(1 - float(white[i]), 4)]]
@@ -947,7 +958,7 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                     alts)
     # the count of white stones in play, where the players are known (the calibration's,
     # or every listed player's card read)
-    made = _whites_in_play(grid, p_white, len(players)) if (
+    made = _whites_in_play(grid, p_white, len(players), likely) if (
         (calibration or {}).get("players") or all(p["dependency"] for p in players)) else {}
     for i, p in sorted(p_white.items()):
         r, c = divmod(i, 10)

@@ -207,11 +207,10 @@ def _kind(**probabilities):
 
 def test_the_stone_model_and_the_classical_test_decide_a_doubted_field_together():
     decide = read_cubes._white_or_empty
-    # agreeing: surer than either, at SECOND_CAP at most
-    assert decide(_kind(white=0.995, empty=0.004), 0.8, False) == pytest.approx(
-        read_cubes.SECOND_CAP)
-    assert decide(_kind(empty=0.98, white=0.01), 0.2, False) == pytest.approx(
-        1 - read_cubes.SECOND_CAP)
+    # agreeing: surer than either (the reading caps it at SECOND_CAP, the count of white
+    # stones orders by it)
+    assert decide(_kind(white=0.995, empty=0.004), 0.8, False) > 0.996
+    assert decide(_kind(empty=0.98, white=0.01), 0.2, False) < 0.01
     # a model sure of white on a field the test all but calls empty (white paper): white,
     # short of the cap, and from above in doubt
     sure_white = _kind(white=0.95, empty=0.02)
@@ -453,6 +452,27 @@ def test_in_play_too_many_white_stones_give_up_the_least_likely():
     assert read_cubes._whites_in_play(grid, p_white, 3) == {}  # 28 for three
     grid[0][0] = "."  # in the setup any count up to 30
     assert read_cubes._whites_in_play(grid, p_white, 4) == {}
+
+
+def test_too_many_white_stones_give_up_the_least_likely_before_the_cap():
+    grid = [["."] * 10 for _ in range(10)]
+    grid[0][0] = "B4"  # in play: 30 white stones for two players
+    p_white = {i: 0.99 for i in range(1, 30)}  # 29 sure
+    p_white.update({30: 0.97, 31: 0.97})  # two doubted fields, both capped: 31 white
+    likely = {**p_white, 30: 0.9999, 31: 0.976}
+    assert read_cubes._whites_in_play(grid, p_white, 2) == {30: False}  # the field order
+    assert read_cubes._whites_in_play(grid, p_white, 2, likely) == {31: False}
+
+
+def test_a_white_stone_and_an_empty_field_both_capped_keep_the_surer_white():
+    # dev 1993 (overhead, blurred, in play): an empty field (1,7) the stone model read white
+    # at 0.99 against the test's 0.07, and a white stone (0,2) both read white, were both
+    # capped at SECOND_CAP; the count gave up the white stone, the first in field order
+    _needs_model()
+    reading, position = _read(1993, "any")
+    assert reading.position["grid"] == position["grid"]
+    assert {"path": "grid.1.7", "confidence": 0.5, "alternatives": [["W", 0.5]]} in (
+        reading.uncertain)
 
 
 def test_an_empty_field_read_white_by_the_model_gives_way_to_the_count():
