@@ -36,7 +36,9 @@ once (array operations, no per-field loop):
   token its alternative. In play (a player's stone on the board) the rules' count of
   white stones holds: too few read are made up by the likeliest empty fields, read white
   in doubt, and too many give up the least likely, read empty in doubt
-  (``_whites_in_play``; likeliest by the probability before ``SECOND_CAP``);
+  (``_whites_in_play``; likeliest by the probability before ``SECOND_CAP``, and where
+  too few are read, the empty fields the model has not read are read by it first, one
+  more run, ``_white_or_empty``);
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
   kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``, rectified
@@ -698,15 +700,22 @@ def _whites_in_play(grid: list[list], p_white: dict[int, float], n_players: int,
     and model both read sure, gave up the first in the field's order (dev 1993).
     """
     likely = p_white if likely is None else likely
-    if not any(t not in (None, ".", "W") for row in grid for t in row):
-        return {}
-    read = sum(t == "W" for row in grid for t in row) + sum(p >= 0.5 for p in p_white.values())
-    want = WHITES[n_players]
-    if read <= want:
+    gap = _white_gap(grid, p_white, n_players)
+    if gap >= 0:
         empty = sorted((i for i, p in p_white.items() if p < 0.5), key=lambda i: -likely[i])
-        return dict.fromkeys(empty[:want - read], True)
+        return dict.fromkeys(empty[:gap], True)
     white = sorted((i for i, p in p_white.items() if p >= 0.5), key=lambda i: likely[i])
-    return dict.fromkeys(white[:read - want], False)
+    return dict.fromkeys(white[:-gap], False)
+
+
+def _white_gap(grid: list[list], p_white: dict[int, float], n_players: int) -> int:
+    """How many white stones the rules' count for ``n_players`` wants more than are read
+    (``grid``'s, and ``p_white``'s at 0.5 or more; under 0: too many); 0 where no player's
+    stone lies on the board (the setup may go on: any count)."""
+    if not any(t not in (None, ".", "W") for row in grid for t in row):
+        return 0
+    read = sum(t == "W" for row in grid for t in row) + sum(p >= 0.5 for p in p_white.values())
+    return WHITES[n_players] - read
 
 
 def _line_offsets(grey: np.ndarray, H0: np.ndarray) -> np.ndarray:
@@ -885,8 +894,8 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                   white[i] >= 0.5 or fields["dark"][i] >= DARK_SHARE / 2))]
     plain = sorted(set(range(100)) - set(stones))
     # fields the white-or-empty test doubts, asked of the model too (where it knows empty)
-    doubted = [i for i in plain if DOUBT[0] <= white[i] < DOUBT[1]] if (
-        model is not None and "empty" in model.heads["kind"]) else []
+    knows_empty = model is not None and "empty" in model.heads["kind"]
+    doubted = [i for i in plain if DOUBT[0] <= white[i] < DOUBT[1]] if knows_empty else []
     predictions = None
     if model is not None and stones + doubted:  # one run for all of the frame's crops
         seats = {LETTERS[p["colour"]]: p["seat"] for p in reading.position["players"]}
@@ -958,8 +967,18 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
                     alts)
     # the count of white stones in play, where the players are known (the calibration's,
     # or every listed player's card read)
-    made = _whites_in_play(grid, p_white, len(players), likely) if (
-        (calibration or {}).get("players") or all(p["dependency"] for p in players)) else {}
+    counted = bool((calibration or {}).get("players")) or all(p["dependency"] for p in players)
+    ask = [i for i in plain if i not in second and p_white[i] < 0.5] if (
+        counted and knows_empty and _white_gap(grid, p_white, len(players)) > 0) else []
+    if ask:  # too few white stones: the empty fields the count chooses among that the
+        # model has not read (the test surer than DOUBT) are read now (one more run), so
+        # that they are ordered by test and model together
+        crops = [stone_crop(image, H6, geom.cells[i][1], geom.cells[i][2]) for i in ask]
+        for i, p in zip(ask, predict(calibration, "stone", model, crops, 5), strict=True):
+            both = _white_or_empty(p["kind"], float(white[i]), from_above)
+            if both is not None:
+                likely[i] = both
+    made = _whites_in_play(grid, p_white, len(players), likely) if counted else {}
     for i, p in sorted(p_white.items()):
         r, c = divmod(i, 10)
         if i in made:  # the count of white stones in play: in doubt either way
