@@ -69,9 +69,7 @@ Steps (``find_board``):
    with each outline side's step sought the other way (``_off_side_face``: a near side
    on its side face's foot moves to the top's edge), then moved onto its painted lines
    alone (``_on_lines``: its outline's step also answers on the stitching's flank 1.6 mm
-   inside), then its far long side tried farther out (``_far_side_out``: seen obliquely
-   its light stitching band held it on the leather inside the edge), and where an end
-   field then shows bare, moved a field away from it
+   inside), and where an end field then shows bare, moved a field away from it
    (``_off_a_bare_end``); where its long sides show past an end the fit a field towards
    it is taken, or none (``_past_an_end``); and taken only within ``STRIP_FOUND_MISFIT`` of
    a rigid view of the board (no board otherwise); on Cubes, where it shows under
@@ -286,9 +284,6 @@ LEATHER_STITCH_MM = {"tyr": 6.0, "neunfeld": 1.6}
 LINES_REACH_PX = (6.0, 3.0, 1.5, 1.5)  # a strip's last steps on its painted lines alone
 LINES_MOVED_PX = 6.0  # (_on_lines), kept where no corner moved farther
 LINES_SHOWN = 0.5  # and where this share of the lines along its edge shows in place
-# a strip's far long side tried this far out (mm), each, after _on_lines (_far_side_out):
-# seen obliquely, its light stitching band held the fit 3.6..5.3 mm inside the edge
-STRIP_PUSHES_MM = (2.0, 4.0, 6.0, 8.0)
 # a leather field's outline this close to the board's edge is not modelled: its light lip
 # lies past the edge (not drawn) or on the outline's own step (Neunfeld's fields reach
 # its edge)
@@ -1441,13 +1436,11 @@ def finished(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     their step (``_pushed_out``), then polished on their outline and painted lines
     (``_polished``); a strip's side face told from its top (``_off_side_face``), then its
     corners moved onto its painted lines alone (``_on_lines``: its stitching holds the
-    outline's fit off), then its far long side tried farther out (``_far_side_out``:
-    held inside the edge on the leather); others as they are."""
+    outline's fit off); others as they are."""
     if geom.material == "ceramic":
         return _polished(grey, _pushed_out(grey, corners, geom, size), geom)
     if geom.aspect >= STRIP_ASPECT:
-        return _far_side_out(grey, _on_lines(grey, _off_side_face(grey, corners, geom, size),
-                                             geom), geom, size)
+        return _on_lines(grey, _off_side_face(grey, corners, geom, size), geom)
     return corners
 
 
@@ -1697,48 +1690,6 @@ def _on_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
     along = np.flatnonzero(_along_edge(geom, model))
     shown = _in_place(grey, moved, geom, along, _signs(grey, moved, geom, model))[0]
     return moved if shown.mean() >= LINES_SHOWN else corners
-
-
-def _far_side_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
-                  size: tuple[int, int]) -> np.ndarray:
-    """A strip's fit ``corners`` (after ``_on_lines``), or, where it shows better
-    (``_shown``), the fit started with its far long side (the farther from the camera)
-    moved out by one of ``STRIP_PUSHES_MM``, fitted (``fit_model`` at 1.5 px) and put on
-    its painted lines (``_on_lines``), no corner moved farther than the farthest push:
-    seen obliquely, Neunfeld's far long side shows a light band at its edge (the
-    stitching 1.6 mm inside, 2 px there), and the outline's step and the stitching
-    answer on the band's inner flank too; the fit held the side there and ``_on_lines``
-    (6 px reach) carried it on into the leather, 3.6..5.3 mm inside the edge, where the
-    pattern showed as well as at the edge (dev oblique 1474: two frames of three 4.8 ->
-    7 px off, the registration stored 6.6 mm off; started 6 mm out, 0.8 px). Fits started
-    nearer than the band fall back onto it, those from beyond it settle on the edge. Not
-    the near side (its side face lies beyond it, dark like the leather: pushed, dev 2266,
-    2277 went 0.9 -> 6 px off onto the face's foot), nor a fit that shows nothing (no
-    view of the board: left to be refused; dev 2300 was taken 20 px off so), nor one run
-    off farther (dev 2279, 24 px along)."""
-    w, d = geom.width / 2, geom.depth / 2
-    H = _H(corners, geom)
-    # the far side: the farther from the camera, on the board's plane the depth of a
-    # point (u, v) goes as H's last row times (u, v, 1)
-    outward = 1.0 if H[2, 1] * H[2, 2] > 0 else -1.0
-    best = (_shown(grey, corners, geom, size), corners)
-    if best[0] == 0:  # no view of the board: left to be refused
-        return corners
-    farthest = STRIP_PUSHES_MM[-1] * _px_per_mm(corners, geom)
-    for mm in STRIP_PUSHES_MM:
-        v = np.array([d, d, -d, -d])
-        v[v * outward > 0] += outward * mm
-        start = _project(H, np.column_stack([[-w, w, w, -w], v]))
-        fitted = fit_model(grey, start, geom, wide=0.0)
-        if not cv2.isContourConvex(fitted.astype(np.float32)):
-            continue
-        fitted = _on_lines(grey, fitted, geom)
-        if np.linalg.norm(fitted - corners, axis=1).max() > farthest:
-            continue  # run off along the strip or onto another line
-        shown = _shown(grey, fitted, geom, size)
-        if shown > best[0]:
-            best = (shown, fitted)
-    return best[1]
 
 
 def _cell_samples(image: np.ndarray, corners: np.ndarray, geom: Geometry,

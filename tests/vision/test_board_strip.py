@@ -1,6 +1,5 @@
 """vision.board on Neunfeld's strip: its pair of long edges among a wooden table's plank
-seams (``_strip_pairs``), its long sides on its painted lines (``_on_lines``) and a far
-side held on the leather moved out onto the edge (``_far_side_out``), a fit a
+seams (``_strip_pairs``), its long sides on its painted lines (``_on_lines``), a fit a
 field along moved back (``_shifted_a_field``, ``_off_a_bare_end``, ``_past_an_end``) and a
 fit off every view of the board, or short of the strip past an end, refused
 (``STRIP_FOUND_MISFIT``, ``BEYOND_SHOWN``)."""
@@ -16,7 +15,6 @@ from vision.board import (
     _beyond_ends_shown,
     _end_fields_shown,
     _ends_clear,
-    _far_side_out,
     _misfit,
     _off_a_bare_end,
     _on_lines,
@@ -61,29 +59,6 @@ def test_a_long_side_on_the_stitching_is_moved_onto_the_lines():
     # a fit on the board stays on it
     on = _on_lines(grey, fit_model(grey, want, geom, wide=0.0), geom)
     assert np.linalg.norm(on - want, axis=1).max() < 1.0
-
-
-def test_a_far_long_side_held_on_the_leather_is_moved_out_onto_the_edge():
-    # dev calibration board 1474 seen obliquely (bench.calibration_bench boards, its first
-    # set-up frame, 1.3 px a mm across): the far (north) side's light stitching band
-    # answers the outline's step on its inner flank, and the lines alone carry the side
-    # on into the leather, 5 mm in; tried farther out, it settles on the edge
-    from bench.calibration_bench import _set_up
-    from vision.render.frame import RenderOptions, render_scene
-
-    geom = geometry("neunfeld")
-    image, truth = render_scene("neunfeld", _set_up("neunfeld", 1474), 1474,
-                                options=RenderOptions(camera_mode="oblique", frame=0))
-    want = np.array([truth["board"]["corners"][k] for k in ("nw", "ne", "se", "sw")])
-    grey = fit_grey(image)
-    held = _on_lines(grey, fit_model(grey, _side_moved(want, geom, 0, -4.5), geom, wide=0.0),
-                     geom)
-    assert np.linalg.norm(held - want, axis=1).max() > 5.0
-    out = _far_side_out(grey, held, geom, image.shape[1::-1])
-    assert np.linalg.norm(out - want, axis=1).max() < 1.0
-    fix = find_board(image, geom)
-    assert fix is not None
-    assert np.linalg.norm(fix.corners - want, axis=1).max() < 1.0
 
 
 # dev renders (800..999, tuned on since session 11) missed before it: 857, a strip on
