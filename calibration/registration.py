@@ -67,6 +67,7 @@ AGREE_PX = 3.0  # frames whose corners are all this near one another's agree
 MIN_AGREE = 2  # frames that must agree (fewer where fewer are asked for)
 AGREE_SHARE = 0.5  # ... and this share of the frames the board was found in
 REFUSE_MM = 1.0  # an automatic registration whose fit report is off by more is refused
+CHECKS = ("frames", "rigid", "lens", "lines")  # the fit report's checks, by their keys
 #: ... and on these boards one whose rigid check (``fit_report``'s ``rigid_max_mm``, with a
 #: camera) is off by more than this: dev Tyr and Cubes 1496..1543, Tyr 127, 1411, 1453,
 #: Cubes 1450 (196 boards, the bench's way with the true camera) stored under 1 mm show
@@ -602,37 +603,33 @@ def fit_report(H: np.ndarray, observations: list[np.ndarray], geom: Geometry,
             mean = homography(np.mean(observations, axis=0), geom)
             err = np.concatenate([np.linalg.norm(to_board_mm(mean, obs) - truth, axis=1)
                                   for obs in observations])
-        report["checks"].append("frames")
-        report["frames_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
-        report["frames_max_mm"] = round(float(err.max()), 3)
+        _add_check(report, "frames", "frames", err)
     if camera is not None:
         from vision.grid import board_pose
 
-        corners = H @ np.column_stack([truth, np.ones(4)]).T
-        corners = (corners[:2] / corners[2]).T
+        corners = _project(H, truth)
         pose = board_pose(BoardFix(corners, corners), geom, size, camera.K, camera.dist)
         rigid = cv2.projectPoints(np.column_stack([truth, np.zeros(4)]),
                                   cv2.Rodrigues(pose.R)[0], pose.t, camera.K,
                                   camera.dist)[0].reshape(-1, 2)
         err = np.linalg.norm(to_board_mm(H, rigid) - truth, axis=1)
-        report["checks"].append("rigid pose")
-        report["rigid_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
-        report["rigid_max_mm"] = round(float(err.max()), 3)
+        _add_check(report, "rigid pose", "rigid", err)
         if np.any(camera.dist):
-            err = _lens_error(H, geom, camera)
-            report["checks"].append("lens")
-            report["lens_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
-            report["lens_max_mm"] = round(float(err.max()), 3)
+            _add_check(report, "lens", "lens", _lens_error(H, geom, camera))
     if lines:
-        err = np.abs([o for *_, o, _ in lines])
-        report["checks"].append("lines")
-        report["lines_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
-        report["lines_max_mm"] = round(float(err.max()), 3)
+        _add_check(report, "lines", "lines", np.abs([o for *_, o, _ in lines]))
         report["lines_blur_mm"] = max(b for *_, b in lines)
-    checks = ("frames", "rigid", "lens", "lines")
-    report["rms_mm"] = max([report.get(f"{c}_rms_mm", 0.0) for c in checks])
-    report["max_mm"] = max([report.get(f"{c}_max_mm", 0.0) for c in checks])
+    report["rms_mm"] = max([report.get(f"{c}_rms_mm", 0.0) for c in CHECKS])
+    report["max_mm"] = max([report.get(f"{c}_max_mm", 0.0) for c in CHECKS])
     return report
+
+
+def _add_check(report: dict, check: str, key: str, err: np.ndarray) -> None:
+    """``report`` with the check ``check`` listed and the rms and largest of its errors
+    ``err`` (mm) under ``key``: ``KEY_rms_mm``, ``KEY_max_mm``."""
+    report["checks"].append(check)
+    report[f"{key}_rms_mm"] = round(float(np.sqrt(np.mean(err ** 2))), 3)
+    report[f"{key}_max_mm"] = round(float(err.max()), 3)
 
 
 def _lens_error(H: np.ndarray, geom: Geometry, camera: CameraCalibration) -> np.ndarray:
@@ -737,7 +734,7 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
         checks = ", ".join(f"{c} {reg.fit[c.split()[0] + '_max_mm']:.1f} mm"
                            for c in reg.fit["checks"])
         advice = _blur_advice(blur, corners, geom)
-        if max(reg.fit.get(f"{c}_max_mm", 0.0) for c in ("frames", "rigid", "lines")
+        if max(reg.fit.get(f"{c}_max_mm", 0.0) for c in CHECKS if c != "lens"
                ) <= REFUSE_MM:  # only the lens: the corners found fit, the fields cannot
             raise RegistrationError(
                 f"the camera's lens bends the board up to {reg.fit['lens_max_mm']:.2f} mm "
