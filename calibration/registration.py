@@ -256,6 +256,26 @@ GIVEN_TRUST_PX = 6.0
 #: 0.26 (1.33 -> 0.54 mm: kept), Neunfeld overhead 1464 0.25 (0.53 -> 0.74), Cubes
 #: overhead 1491 0.18 (1.03 -> 1.14), Tyr oblique 1476 0.15 (1.70 -> 0.33)
 REFIT_LOST_SHOWN = 0.3
+#: strips whose far long side (the farther from the camera) automatic registration tries
+#: farther out in each frame (``_far_side_out``, after ``vision.board.finished``): seen
+#: obliquely, Neunfeld's far side shows a light stitching band at its edge, the finder's
+#: fit held the side on its inner flank and its painted lines' fit carried it on into the
+#: leather 3.6..6.7 mm inside the edge, where its pattern shows as well (dev oblique 1474
+#: and 1560: two frames of three so, stored 6.6 and 7.8 mm off). The side is tried
+#: ``FAR_PUSHES_MM`` out (each fitted, ``fit_model`` and ``finished``), only where the
+#: colour just beyond it (``BEYOND_MM``, Lab) lies within ``LEATHER_NEAR`` of the
+#: leather's (the fields' median): the leather goes on past it; a fit is taken where its
+#: colour just beyond differs from the leather's by ``COLOUR_GAIN`` more (it left the
+#: leather), its pattern shows better (``pattern_check``'s share: on a table as brown as
+#: the leather, dev oblique 1550, 7 levels off, a push onto the table showed 0.69 ->
+#: 0.54) and no corner moved farther than the farthest push. Session 18's push without
+#: the colours (4487c08, reverted) moved sides the finder had put 0.9 mm in, the table
+#: beyond them, 5 mm out (dev oblique 1562, 40 levels off the leather)
+FAR_SIDE_CHECKED = frozenset({"neunfeld"})
+FAR_PUSHES_MM = (2.0, 4.0, 6.0, 8.0)
+BEYOND_MM = (0.5, 1.5)  # the band just beyond a side whose colour is compared
+LEATHER_NEAR = 8.0  # Lab levels: the colour beyond a side this near the leather's is it
+COLOUR_GAIN = 8.0  # Lab levels: a pushed side's beyond this much farther from it left it
 #: tiles whose fields are painted another shade than the margin (3andC's blue fields), a
 #: step inside the frame line's nearest parallel line in ``frame_lines``' fit: without it
 #: 3andC oblique 115's north frame line was placed 0.85 mm out at the true corners; on the
@@ -683,7 +703,11 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
         size = (image.shape[1], image.shape[0])
         fix = find_board(image, geom)
         if fix is not None:
-            corners = on_lines(image, fix.corners, geom) if game in LINE_FIT else fix.corners
+            corners = fix.corners
+            if game in LINE_FIT:
+                corners = on_lines(image, corners, geom)
+            elif game in FAR_SIDE_CHECKED:
+                corners = _far_side_out(image, corners, geom)
             found.append(np.roll(corners, -turn, axis=0))
             images.append(image)
         if len(found) >= n or looked >= 4 * n:
@@ -769,6 +793,58 @@ def _refit_kept(image: np.ndarray, found: np.ndarray, refit: np.ndarray,
     grey = fit_grey(image)
     lost = pattern_check(grey, found, geom)[1] - pattern_check(grey, refit, geom)[1]
     return found if lost >= REFIT_LOST_SHOWN else refit
+
+
+def _beyond_colour(lab: np.ndarray, corners: np.ndarray, geom: Geometry,
+                   outward: float) -> np.ndarray:
+    """The median colour of ``lab`` (float Lab) on the band ``BEYOND_MM`` beyond the long
+    side ``outward`` (+1 north, -1 south) where ``corners`` put it, along the side's
+    middle 0.8 (its corners' own fit is the least sure)."""
+    u = np.linspace(-0.4 * geom.width, 0.4 * geom.width, 200)
+    mm = np.concatenate([np.column_stack([u, np.full_like(u, outward * (geom.depth / 2 + o))])
+                         for o in np.linspace(*BEYOND_MM, 5)])
+    H = homography(corners, geom)
+    return np.median([_sampled(lab[..., c], H, mm) for c in range(3)], axis=1)
+
+
+def _far_side_out(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """A strip's found ``corners``, or the fit with its far long side tried farther out
+    (``FAR_SIDE_CHECKED``: each of ``FAR_PUSHES_MM``, fitted by ``fit_model`` and
+    ``vision.board.finished`` as the finder ends) where the colour just beyond that side
+    is the leather's and beyond the fit's is not, its pattern shows better
+    (``pattern_check``'s share) and no corner moved farther than the farthest push."""
+    from vision.board import _cell_samples, finished, fit_grey, fit_model, pattern_check
+
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    H = homography(corners, geom)
+    # the far side: on the board's plane the depth of a point (u, v) goes as H's last row
+    # times (u, v, 1); north (+v) is the farther where it grows with v
+    outward = 1.0 if H[2, 1] * H[2, 2] > 0 else -1.0
+    leather = np.median(_cell_samples(lab, corners, geom, k=7).reshape(-1, 3), axis=0)
+    beyond = float(np.linalg.norm(_beyond_colour(lab, corners, geom, outward) - leather))
+    if beyond > LEATHER_NEAR:  # the side's edge: the table (or its face) beyond it
+        return corners
+    grey = fit_grey(image)
+    size = (image.shape[1], image.shape[0])
+    farthest = FAR_PUSHES_MM[-1] * _px_a_mm(corners, geom)
+    best = (pattern_check(grey, corners, geom)[0], corners)
+    w, d = geom.width / 2, geom.depth / 2
+    for mm in FAR_PUSHES_MM:
+        v = np.array([d, d, -d, -d])
+        v[v * outward > 0] += outward * mm
+        fitted = fit_model(grey, _project(H, np.column_stack([[-w, w, w, -w], v])), geom,
+                           wide=0.0)
+        if not cv2.isContourConvex(fitted.astype(np.float32)):
+            continue
+        fitted = finished(grey, fitted, geom, size)
+        if (np.linalg.norm(fitted - corners, axis=1).max() > farthest
+                or np.linalg.norm(_beyond_colour(lab, fitted, geom, outward) - leather)
+                < beyond + COLOUR_GAIN):
+            continue  # run off along the strip, or still on the leather
+        shown = pattern_check(grey, fitted, geom)[0]
+        if shown > best[0]:
+            best = (shown, fitted)
+    return best[1]
 
 
 def naming_warning(reg: BoardRegistration) -> str | None:

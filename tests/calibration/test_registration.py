@@ -664,3 +664,23 @@ def test_the_lens_check_measures_the_fields_no_four_corners_place():
     with pytest.raises(RegistrationError, match="lens bends the board") as refused:
         registration.register_auto(frames, "cubes", n=3, camera=camera)
     assert refused.value.reason == registration.Refusal.FIT
+
+
+def test_a_strips_far_side_on_the_leather_is_moved_out_where_the_leather_ends():
+    """Dev render, Neunfeld oblique 1474, its first set-up frame: the finder put the far
+    (north) long side on the leather 5 mm inside the edge (its light stitching band's inner
+    flank; two frames of three so, stored 6.6 mm off). The colour just beyond it is the
+    leather's, and the side tried farther out (``_far_side_out``) is fitted onto the edge,
+    the green table beyond; at the true corners the table lies beyond, and nothing moves."""
+    from bench.calibration_bench import _set_up
+    from vision.render.frame import RenderOptions, render_scene
+
+    geom = geometry("neunfeld")
+    image, truth = render_scene("neunfeld", _set_up("neunfeld", 1474), 1474,
+                                options=RenderOptions(camera_mode="oblique", frame=0))
+    true = np.array([truth["board"]["corners"][n] for n in CORNER_NAMES])
+    found = np.array([[478.0, 301.9], [849.4, 429.3], [836.9, 452.6], [461.1, 321.1]])
+    assert np.linalg.norm(found - true, axis=1).max() > 5.0
+    out = registration._far_side_out(image, found, geom)
+    assert np.linalg.norm(out - true, axis=1).max() < 1.0
+    assert registration._far_side_out(image, true, geom) is true
