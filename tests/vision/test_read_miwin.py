@@ -67,6 +67,28 @@ def test_a_top_placed_off_is_centred_on_its_pips_not_on_spots_of_the_table():
     assert (centred.colour, centred.confidence) == ("black", 1.0)
 
 
+def test_a_black_top_placed_half_on_the_table_is_centred_on_its_pips_on_its_dark_body():
+    # a black 2 placed 10 mm south of its top's centre, onto a light table: the placed
+    # window's body is half table, so the top's own window (all dark) is far darker; the
+    # table's grain beside it (light specks, symmetric about a window half on the table)
+    # lies on no dark body
+    px, size = 4.0, 320
+    H = np.array([[px, 0, size / 2], [0, -px, size / 2], [0, 0, 1]])  # board mm -> px
+    image = np.full((size, size, 3), (150, 190, 210), np.uint8)
+
+    def at(u, v):
+        return int(round(size / 2 + u * px)), int(round(size / 2 - v * px))
+
+    half = DIE_MM / 2
+    cv2.rectangle(image, at(-half, half), at(half, -half), (25, 25, 25), -1)
+    for u, v in ((-5.5, 5.5), (5.5, -5.5)):  # the 2's pips
+        cv2.circle(image, at(u, v), int(1.8 * px), (235, 235, 235), -1)
+    for u, v in ((-6, -15), (6, -15), (-6, -25), (6, -25)):  # specks on the table
+        cv2.circle(image, at(u, v), int(1.8 * px), (255, 255, 255), -1)
+    centred = symmetric_centre(image, H, Die("black", 0.0, -10.0, 1.0))
+    assert abs(centred.u) <= 1.0 and abs(centred.v) <= 1.0
+
+
 def _spy(profile):
     class Spy:
         def __init__(self):
