@@ -146,22 +146,15 @@ END_GAIN = 0.1
 # found wrong lay 0.035..0.043 off or were tilted past MAX_TILT_DEG; of the 554 found 4,
 # 6.9..9.2 px off)
 STRIP_FOUND_MISFIT = 0.035
-# a strip's finished fit whose long sides show under this a field beyond each of its ends
-# (_beyond_ends_shown: the share of their stitching in place there plus PAST_OUTLINE_WEIGHT
-# of their outline's; over the table they show nothing) is the board; where more show past
-# one end the strip goes on there, and the fit a field towards it is taken where it shows
-# so under this at both ends and shows as well, else no board (_past_an_end: a field
-# along with a pawn on the table beyond its other end, or a few fields short, or on a
-# gingham's lines). A table's grain or a shadow's edge along the strip past a right
-# board's end answers as its outline's step, seldom as the stitching's thin line 1.6 mm
-# inside it: the outline counts for half (session 18 counted each point alike, under 0.3
-# of them: dev 1800..2599 at b02770f, two right boards refused, 2453 and 2527, 0.31; five
-# more right at 0.27). So on those 784 finished fits: of the 734 found right or near,
-# one shows 0.5 or more (1820: 0.54, a plank's grain on its stitching's line; refused),
-# the next 0.43 (2527); of the 25 found wrong 14 show 0.5..0.94 (12 over 0.3 before; 2186 and
-# 2510 now moved onto the board)
-PAST_OUTLINE_WEIGHT = 0.5
-BEYOND_SHOWN = 0.5
+# a strip's finished fit whose long sides' outline and stitching show under this share in
+# place a field beyond each of its ends (_beyond_ends_shown: over the table they show
+# nothing) is the board; where more show past one end the strip goes on there, and the fit
+# a field towards it is taken where it shows so under this at both ends and shows as well,
+# else no board (_past_an_end: dev 1800..2399 at b02770f, of the 550 boards found none
+# showed over 0.27 a field past an end; of the 19 found wrong 10 showed 0.31..0.69, a field
+# along with a pawn on the table beyond its other end, 3 of them moved onto the board, or
+# a few fields short, or on a gingham's lines)
+BEYOND_SHOWN = 0.3
 LATE_BELOW = 0.4  # and only where the best fit before them shows under this (_shown),
 # and one of them wins only where it shows this or more
 MORE_STRIPS = 8  # there first the strips ranked after STRIPS up to this (_late_strips:
@@ -1357,28 +1350,17 @@ def _moved_along(corners: np.ndarray, geom: Geometry, mm: float) -> np.ndarray:
                                                  [-w + mm, -d]]))
 
 
-def _end_field_points(grey: np.ndarray, corners: np.ndarray,
-                      geom: Geometry) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(west, east): for a strip's long sides' outline and stitching points
-    (``_along_edge``) in the field at each end, whether each lies in place at named
-    ``corners`` (``_in_place``), and whether it is the outline's."""
+def _end_fields_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """(west, east): the share of a strip's long sides' outline and stitching points
+    (``_along_edge``) in the field at each end that lie in place at named ``corners``
+    (``_in_place``): over the table they show nothing, under a pawn little."""
     model = edge_model(geom)
     end = geom.width / 2 - geom.width / len(geom.cells)
     longs = (model.normals[:, 0] == 0) & (model.outline | _along_edge(geom, model))
     sign = _signs(grey, corners, geom, model)
     u = model.points[:, 0]
-    points = []
-    for beyond in (u < -end, u > end):
-        sel = np.flatnonzero(longs & beyond)
-        points.append((_in_place(grey, corners, geom, sel, sign)[0], model.outline[sel]))
-    return points
-
-
-def _end_fields_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
-    """(west, east): the share of a strip's long sides' outline and stitching points in
-    the field at each end that lie in place at named ``corners`` (``_end_field_points``):
-    over the table they show nothing, under a pawn little."""
-    return np.array([shown.mean() for shown, _ in _end_field_points(grey, corners, geom)])
+    return np.array([_in_place(grey, corners, geom, np.flatnonzero(longs & beyond), sign)[0]
+                     .mean() for beyond in (u < -end, u > end)])
 
 
 def _off_a_bare_end(image: np.ndarray, grey: np.ndarray, corners: np.ndarray,
@@ -1406,18 +1388,13 @@ def _off_a_bare_end(image: np.ndarray, grey: np.ndarray, corners: np.ndarray,
 
 
 def _beyond_ends_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
-    """(west, east): how much of a strip's long sides shows in place a field beyond each
-    end of named ``corners`` (``_end_field_points`` of the strip they put moved a field
-    out): the share of their stitching plus ``PAST_OUTLINE_WEIGHT`` of their outline's.
-    Past the board's own ends the table, or a pawn, shows few (a table's grain or a
-    shadow's edge as an outline's step, seldom as the stitching's line); past the end of
-    a fit a field or more short of one the strip goes on."""
+    """(west, east): the share of a strip's long sides' outline and stitching points in
+    place a field beyond each end of named ``corners`` (``_end_fields_shown`` of the strip
+    they put moved a field out): past the board's own ends the table, or a pawn, shows
+    few; past the end of a fit a field or more short of one the strip goes on."""
     field = geom.width / len(geom.cells)
-    beyond = []
-    for end, mm in ((0, -field), (1, field)):
-        shown, outline = _end_field_points(grey, _moved_along(corners, geom, mm), geom)[end]
-        beyond.append(shown[~outline].mean() + PAST_OUTLINE_WEIGHT * shown[outline].mean())
-    return np.array(beyond)
+    return np.array([_end_fields_shown(grey, _moved_along(corners, geom, mm), geom)[end]
+                     for end, mm in ((0, -field), (1, field))])
 
 
 def _past_an_end(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
