@@ -300,7 +300,15 @@ LINES_SHOWN = 0.5  # and where this share of the lines along its edge shows in p
 # lies past the edge (not drawn) or on the outline's own step (Neunfeld's fields reach
 # its edge)
 LEATHER_EDGE_MM = 1.0
-MARK_MIN = 4.0  # colour levels: weakest mark difference that names a quarter turn
+# the weakest mark difference (mark_turn) that names a quarter turn, in each board's own
+# units: Cubes grey levels; 3andC per cent of its blue corner fields' samples glazed, less
+# those of the two other corners (one sample net: 0.41). A white field seldom shows glaze
+# where a blue one under cubes still shows a little. Dev renders 0..149 and 2000..2599,
+# camera any, true corners, 4.0 -> 0.8 (two samples net): named wrong 7 -> 2 (2030, 2047,
+# 2085, 2232, 2520 named right: the cubes leave 1.2..3.3, the camera 53..69 degrees
+# round; left 2450 at 0.41 and 2174, 97 degrees round: a half turn), none newly wrong
+# (one sample net would name 2118 wrong: -0.41, the camera 49 degrees round)
+MARK_MIN = {"cubes": 4.0, "esoloe-3andc": 0.8}
 # 3andC's blue glaze is counted (mark_turn) only where it can be glaze:
 BLUE_GLAZE_SHRINK = 0.9  # inside this share of a field's half side, off its painted
 #   outline (blue ink, which at 0.95 counted as blue on every field it showed on: a blue
@@ -1823,7 +1831,7 @@ def _turns(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> list[int]:
     if geom.width != geom.depth:
         return [0, 2]
     m = mark_turn(image, corners, geom)
-    if abs(m) >= MARK_MIN:
+    if geom.game in MARKED and abs(m) >= MARK_MIN[geom.game]:
         return [0, 2] if m > 0 else [1, 3]
     return [0, 1, 2, 3]
 

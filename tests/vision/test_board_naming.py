@@ -148,6 +148,21 @@ def test_3andc_is_named_by_its_blue_glaze_alone(seed):
 
     geom = geometry("esoloe-3andc")
     image, want = frame(geom.game, seed, "any", None)
-    assert mark_turn(image, want, geom) > -MARK_MIN
+    assert mark_turn(image, want, geom) > -MARK_MIN[geom.game]
     fix = find_board(image, geom)
     assert fix is not None and np.linalg.norm(fix.corners - want, axis=1).mean() < 10
+
+
+@pytest.mark.parametrize("seed", [2047, 2085])
+def test_3andc_is_named_by_what_cubes_leave_of_its_blue_fields(seed):
+    # dev renders (camera any) whose blue fields cubes all but hide (3 samples of 243 net
+    # glazed) seen from 53..69 degrees round from the south side: the camera rule alone
+    # named them a quarter turn off
+    from vision.board import MARK_MIN, mark_turn
+    from vision.board_measure import frame
+
+    geom = geometry("esoloe-3andc")
+    image, want = frame(geom.game, seed, "any", None)
+    assert MARK_MIN[geom.game] <= mark_turn(image, want, geom) < 4.0
+    for k in range(4):
+        assert np.allclose(orient(image, np.roll(want, k, axis=0), geom), want)
