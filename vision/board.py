@@ -250,18 +250,6 @@ SHARP_MISFIT = 0.022
 # were found wrong, 10..28 px off or named wrong, 5 found 5.5..9.4 px off, 6 within
 # 1.3..2.4 px)
 FOUND_MISFIT = 0.013
-# where the tiles' search ends with no board (none chosen, or its finished fit refused
-# off a rigid view), the starts it aligned that lay within FOUND_MISFIT of a rigid view
-# but whose fits did not are finished from themselves, and the best taken where it shows
-# this much of the board (_shown; _carried_starts): the alignment pulls a far side the
-# stacks hide onto their feet or faces, where its pooled maps score higher than at the
-# hidden edge, and carried starts 3 px off 12..20 px away (dev e-SOLO-e 2034, 2167). Dev
-# 2000..2399, the three tile games, 1200 frames (tuned there): of the frames that so
-# ended with none, those finished from their starts showed 0.56..0.72 within 1.5 px (4),
-# 0.43..0.66 found 4.6..9.2 px off (8), 0.36..0.37 found 11..19 px off (3), and 0.57 a
-# 3andC located within 1.5 px but named wrong (its blue fields hidden: mark_turn); at this
-# bar the 4, 5 of the 8 and that 3andC are taken
-CARRIED_SHOWN = 0.5
 # a small tile's chosen fit aligned again from itself is taken where it then shows the
 # board this much better (_shown, both finished; _small_tile_realigned): on dev 0..199
 # and 1600..1699 (tuned there) the fits it brought onto the board gained 0.14 and 0.30
@@ -1224,7 +1212,6 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
     quads, later = coarse_candidates(image, geom)
     fitted_from = []  # (support, start plausible, score, inset, candidate, start): _attempts
     small = []  # (fit, start): the tiles' fits under SHARP_BELOW_PPM
-    carried = []  # the tiles' starts near a rigid view whose fits are not: _carried_starts
     for rigid, late, inset, quad, start in _attempts(image, quads, later, geom, fitted_from,
                                                      lambda: best[0]):  # noqa: B023 (now's)
         if inset and quad is quads[0] and best[1] is not None:
@@ -1254,9 +1241,6 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
                            or _px_per_mm(aligned, geom) >= FINE_FIT_PPM)
         shown = 0.0
         tries = [fitted, aligned]  # the sub-pixel fit, unless it lost the pattern
-        if geom.material == "ceramic" and start_misfit <= FOUND_MISFIT < \
-                _misfit(fitted, geom, size):
-            carried.append(start)
         if geom.aspect >= STRIP_ASPECT:  # its ends searched again along the fit's sides
             ends = strip_ends(image, fitted, geom)
             if np.abs(ends - fitted).max() > ENDS_MOVED * np.linalg.norm(fitted[1] - fitted[0]):
@@ -1291,7 +1275,7 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
             if s > best[0]:
                 best = (s, corners, start)
     if best[1] is None:
-        return _carried_starts(image, grey, carried, geom, size)
+        return None
     corners = best[1]
     if geom.aspect >= STRIP_ASPECT and not done:
         corners = _shifted_a_field(image, grey, corners, best[0], geom, size)
@@ -1312,36 +1296,8 @@ def find_board(image: np.ndarray, geom: Geometry) -> BoardFix | None:
             _px_per_mm(best[1], geom) < FINE_FIT_PPM:
         corners = _small_tile_realigned(grey, best[1], corners, geom, size)
     if geom.material == "ceramic" and _misfit(corners, geom, size) > FOUND_MISFIT:
-        # a wrong board is worse than none (the tracker keeps it)
-        return _carried_starts(image, grey, carried, geom, size)
+        return None  # a wrong board is worse than none (the tracker keeps it)
     return BoardFix(orient(image, corners, geom), best[2])
-
-
-def _carried_starts(image: np.ndarray, grey: np.ndarray, starts: list[np.ndarray],
-                    geom: Geometry, size: tuple[int, int]) -> BoardFix | None:
-    """Where the tiles' search ends with no board: of its ``starts`` that lay within
-    ``FOUND_MISFIT`` of a rigid view of the board but whose alignments' fits did not,
-    each finished from itself (``finished``: pushed out and polished), the one that then
-    lies within ``FOUND_MISFIT`` and shows the board best (``_shown``), where that is
-    ``CARRIED_SHOWN`` or more; else None. Where stacks hide the far side, the alignment
-    pulls it onto their feet or faces (its pooled maps score higher there than at the
-    hidden edge, at the pixel too): dev e-SOLO-e 2034, whose starts 3..5 px off all
-    aligned 18..20 px off (fitted so 0.04 off a rigid view), finished from one 0.5 px."""
-    best = (CARRIED_SHOWN, None, None)
-    tried: list[np.ndarray] = []
-    for start in starts:
-        if any(np.abs(start - other).max() < 1.0 for other in tried):
-            continue  # (the near views repeat)
-        tried.append(start)
-        corners = finished(grey, start, geom, size)
-        if _misfit(corners, geom, size) > FOUND_MISFIT:
-            continue
-        shown = _shown(grey, corners, geom, size)
-        if shown >= best[0]:
-            best = (shown, corners, start)
-    if best[1] is None:
-        return None
-    return BoardFix(orient(image, best[1], geom), best[2])
 
 
 def _small_tile_realigned(grey: np.ndarray, chosen: np.ndarray, done: np.ndarray,
