@@ -378,7 +378,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     (board mm on this plane) where no die's top lies (Neunfeld's board and the pawns on
     it as seen on this plane): no window, top's fit or pips' centroid puts a top there
     (a black die's fit and its pips' centroid did: dev 179, A's pawn on field 9), and its
-    light spots count as no black die's pips.
+    light spots do not pick the black die's window.
     ``faint_on``: a polygon (board mm) where a blue or red die whose pips do not show is
     sought by its colour alone (Tyr's board: a red die on red leather, its one blurred pip
     too faint for the pip mask), at 0.6 at most. ``colours``: the dice's colours measured
@@ -435,12 +435,17 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     means = [window_mean(s) for s in scores]
     # a black die's top is light pips on a dark body: the pips' contrast over the window
     # (Lab L above round them, mean over the window) picks the black die among the dark
-    # places (a shadow, a dark board's edge show no such pips); light spots where no top
-    # lies are none of its pips (``no_dice``: Neunfeld's leather grain and field dots
-    # beside a pawn at the board's near edge picked a window over the pawn's foot and the
-    # board's dark side face, 55..90 mm off the die: dev 469, 2042, 2170; 521 stays)
-    energy = cv2.blur(tophat.astype(np.float32) * (pip & ~barred), (side, side),
+    # places (a shadow, a dark board's edge show no such pips)
+    energy = cv2.blur(tophat.astype(np.float32) * pip, (side, side),
                       borderType=cv2.BORDER_CONSTANT)
+    # its window is picked on the spots where a top may lie (``no_dice``: Neunfeld's
+    # leather grain and field dots beside a pawn at the board's near edge picked a window
+    # over the pawn's foot and the board's dark side face, 55..90 mm off the die: dev 469,
+    # 2042, 2170; 521 stays); its top is fitted on all (off the true corners, a black 2
+    # beside the board lost a pip to ``no_dice`` and was placed off: dev 2021, 2123)
+    energy_free = energy if no_dice is None else cv2.blur(
+        tophat.astype(np.float32) * (pip & ~barred), (side, side),
+        borderType=cv2.BORDER_CONSTANT)
     free = np.ones(weight.shape, bool)  # where no blue or red die or its shade lies
     # (``weight``: 0 where no top's pips show and in ``no_dice``)
     # towards the camera's foot (view px: x east, y south) and how far side faces stretch
@@ -467,7 +472,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
                         mean, 0)
         if colour == "black":
             mean = means[c] = window_mean(scores[c])
-            pick = (mean + BLACK_OFFSET) * energy * (free & (weight > 0))
+            pick = (mean + BLACK_OFFSET) * energy_free * (free & (weight > 0))
         y, x = np.unravel_index(int(np.argmax(pick)), pick.shape)
         sure = mean[y, x] >= PRESENT
         faint = False  # found by its colour alone, its pips not seen
