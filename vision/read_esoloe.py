@@ -237,6 +237,10 @@ FOOTPRINT_MM = 7.0  # board points this near a field's centre lie under its cube
 MIN_SEEN = 6  # of the 64 such points, seen past the other stacks, to judge a field surely
 MIN_FACING = 0.4  # cosine between a face's normal and the line to the camera (the training
 #   crops' side faces were seen from 30..60 degrees of tilt: 0.5..0.87)
+UP_MIN_FACING = 0.3  # ... and an up face's: its print still shows whole from a camera low
+#   beside a tall stack (dev renders, esoloe, true corners, any camera, seeds 2400..2599:
+#   up faces null 29 -> 27, the two tall stacks 312..350 mm from the camera at 0.39, read
+#   right; none given wrong, oblique 2400..2499 and tic-tac-toe any 2400..2499 the same)
 MAX_HIDDEN = 0.1  # share of a face's sample points another stack may hide
 UP_MAX_HIDDEN = 0.16  # ... but 2 of the 13 of an up face: its print lies in its middle, a
 #   corner behind a taller neighbour's box does not hide it (dev renders, esoloe, true
@@ -591,7 +595,8 @@ class _Frame:
         pts = cg.face_points(u, v, level, yaw, direction)
         centre = pts.mean(0)
         ray = self.camera - centre
-        if cg.turned(direction, yaw) @ ray / np.linalg.norm(ray) < MIN_FACING:
+        facing = UP_MIN_FACING if direction == "up" else MIN_FACING
+        if cg.turned(direction, yaw) @ ray / np.linalg.norm(ray) < facing:
             return None
         img = project(self.pose, pts, self.dist)
         h, w = self.image.shape[:2]
