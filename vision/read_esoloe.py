@@ -258,6 +258,14 @@ AGREE_CUTS = 3  # ... this many) reads the same symbol this surely, the small-fa
 #   on the true corners with two moved 10..20 px faces given wrong 99 -> 102: a board
 #   off misplaces every cut alike (a small fuji read 0.997 / 0.997 / 0.91 / 0.81 where
 #   sakura was up; a right up symbol whose turn, read wrong, then fixed the sides)
+BLURRED_READ = "fuji"  # ... and waived where the up face's surest symbol is another one,
+#   read at FACE_CONFIDENT or more: the model reads a small blurred geisha or sakura as
+#   fuji (the mountain's broad dark blob is what a blur leaves of either print), seldom
+#   the other way. Dev renders, esoloe, true corners, seeds 2400..2599 any camera and
+#   2400..2499 oblique and overhead, the surest cut of the small up faces (under 24 px)
+#   of the 1,305 top cubes read at their height: fuji at 0.8..0.97 25 right, 13 wrong;
+#   sakura or geisha at 0.9 or more 210 right, none wrong (at 0.8..0.9 15 right, 1 wrong;
+#   waived from 0.8 on, tic-tac-toe dev 2423 gave a geisha read 0.89 where sakura was up)
 ALTERNATIVE_MIN = 0.01  # an alternative less probable than this is not named (was: under
 #   0.12 of the reading's, which left a field read empty at 0.86 with its 0.14 of a cube
 #   unlisted, so the referee could not account for the doubt: the demo's illegal change)
@@ -562,6 +570,14 @@ def _floor(direction: str, across: float, agreed: bool = False) -> float:
         0.0 if agreed else SMALL_FLOOR * float(small))
 
 
+def _surely_printed(symbol) -> bool:
+    """Whether the symbol model's reading of an up face (a Prediction) is another symbol
+    than ``BLURRED_READ`` at ``FACE_CONFIDENT`` or more: its print then decides the up
+    face without the small-face discount (``_floor``), but not its turn the side faces (a
+    small face's turn read wrong fixed three sides wrong: dev 2478, corners 5 px off)."""
+    return symbol.label not in (BLURRED_READ, BLANK) and symbol.probability >= FACE_CONFIDENT
+
+
 def _has_symbols(game: str) -> bool:
     """Whether the game's cubes carry symbols (3andC's carry none)."""
     from rules.registry import get_game
@@ -736,6 +752,7 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
     if model is None or not crops:
         return out
     evidence: dict[tuple[int, int], list] = {}
+    printed: dict[int, tuple] = {}  # field -> its up face's evidence undiscounted
     colour: dict[tuple[int, int], float] = {}  # log-odds of green stain from the cube head
     readings = predict(calibration, "symbol", model, crops, 4)
     for (field, level, d, up, across), crop, pred in zip(seen, crops, readings, strict=True):
@@ -748,6 +765,9 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
             tops = {cg.rotation_top(up, normal, int(k)): p
                     for k, p in _tempered(pred["rotation"], ROTATION_FLOOR).items()}
             evidence.setdefault((id(field), level), []).append((d, labels, tops))
+            if d == "up" and _surely_printed(pred["symbol"]):  # its print, not its turn
+                printed[id(field)] = (d, _tempered(pred["symbol"], _floor(d, across, True)),
+                                      tops)
         green = float(np.clip(dict(pred["cube"].top)["green"], 0.03, 0.97))
         colour[(id(field), level)] = colour.get((id(field), level), 0.0) + np.log(
             green / (1 - green))
@@ -759,6 +779,10 @@ def read_fields(image: np.ndarray, fix: BoardFix, geom: Geometry,
                 masses, _ = cg.face_masses(evidence[(id(field), level)], cube_set, BLANK_UP)
                 cube["faces"], cube["face_probability"] = cg.given(masses, FACE_DECIDE)
                 if level == field["height"] - 1:
+                    if id(field) in printed:  # the up face alone, the sides as they were
+                        masses, _ = cg.face_masses([printed[id(field)] if e[0] == "up" else e
+                                                    for e in evidence[(id(field), level)]],
+                                                   cube_set, BLANK_UP)
                     _unsure_up(cube, masses["up"])
     return out
 
