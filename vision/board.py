@@ -305,7 +305,7 @@ BLUE_MIN_CHROMA = 10.0  # and in pixels at least this colourful (HSV S * V / 255
 #   spread of B, G, R in levels): a cube's face in shade is near grey, its hue anything.
 #   Dev renders 0..199, camera any, the finder's corners: named a quarter turn off 2 (49,
 #   92) -> 0, none newly wrong (shrink 0.9 alone: 1; 0.85 or chroma 15: 0 too)
-MARKED = frozenset({"esoloe-3andc", "cubes"})  # square boards whose marks mark_turn reads
+MARKED = frozenset(MARK_MIN)  # square boards whose marks mark_turn reads
 
 
 @dataclass(frozen=True)
