@@ -813,7 +813,7 @@ def _far_side_out(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.
     ``vision.board.finished`` as the finder ends) where the colour just beyond that side
     is the leather's and beyond the fit's is not, its pattern shows better
     (``pattern_check``'s share) and no corner moved farther than the farthest push."""
-    from vision.board import _cell_samples, finished, fit_grey, fit_model, pattern_check
+    from vision.board import _cell_samples, convex_fit, finished, fit_grey, pattern_check
 
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
     H = homography(corners, geom)
@@ -832,9 +832,8 @@ def _far_side_out(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.
     for mm in FAR_PUSHES_MM:
         v = np.array([d, d, -d, -d])
         v[v * outward > 0] += outward * mm
-        fitted = fit_model(grey, _project(H, np.column_stack([[-w, w, w, -w], v])), geom,
-                           wide=0.0)
-        if not cv2.isContourConvex(fitted.astype(np.float32)):
+        fitted = convex_fit(grey, _project(H, np.column_stack([[-w, w, w, -w], v])), geom)
+        if fitted is None:
             continue
         fitted = finished(grey, fitted, geom, size)
         if (np.linalg.norm(fitted - corners, axis=1).max() > farthest

@@ -1334,7 +1334,7 @@ def _shifted_a_field(image: np.ndarray, grey: np.ndarray, corners: np.ndarray, s
         moved = _moved_along(corners, geom, field)
         if not cv2.isContourConvex(moved.astype(np.float32)):
             continue
-        fitted = _convex_fit(grey, moved, geom)
+        fitted = convex_fit(grey, moved, geom)
         if fitted is None or support(grey, fitted, geom)[0] < share + SHIFT_GAIN:
             continue
         s = _shown(grey, fitted, geom, size) * _ends_clear(image, fitted, geom)
@@ -1343,9 +1343,10 @@ def _shifted_a_field(image: np.ndarray, grey: np.ndarray, corners: np.ndarray, s
     return best[1]
 
 
-def _convex_fit(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray | None:
-    """The fit (``fit_model``, from ``corners`` alone) of a strip moved along itself
-    (``_moved_along``), or None where it is no convex quad."""
+def convex_fit(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray | None:
+    """The fit (``fit_model``, from ``corners`` alone) of a board moved from where it was
+    found (a strip a field along, ``_moved_along``; a side pushed out in registration), or
+    None where it is no convex quad."""
     fitted = fit_model(grey, corners, geom, wide=0.0)
     return fitted if cv2.isContourConvex(fitted.astype(np.float32)) else None
 
@@ -1386,7 +1387,7 @@ def _off_a_bare_end(image: np.ndarray, grey: np.ndarray, corners: np.ndarray,
     if ends.min() >= BARE_END:
         return corners
     field = geom.width / len(geom.cells) * (-1.0 if ends[1] < ends[0] else 1.0)
-    fitted = _convex_fit(grey, _moved_along(corners, geom, field), geom)
+    fitted = convex_fit(grey, _moved_along(corners, geom, field), geom)
     if fitted is None or _end_fields_shown(grey, fitted, geom).min() < ends.min() + END_GAIN:
         return corners
     if _shown(grey, fitted, geom, size) * _ends_clear(image, fitted, geom) < \
@@ -1418,7 +1419,7 @@ def _past_an_end(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     if beyond.max() < BEYOND_SHOWN:
         return corners
     field = geom.width / len(geom.cells) * (1.0 if beyond[1] > beyond[0] else -1.0)
-    fitted = _convex_fit(grey, _moved_along(corners, geom, field), geom)
+    fitted = convex_fit(grey, _moved_along(corners, geom, field), geom)
     if fitted is None:
         return None
     fitted = finished(grey, fitted, geom, size)
