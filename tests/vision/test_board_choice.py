@@ -159,13 +159,24 @@ def test_a_small_tiles_fit_is_aligned_again():
 # blurred e-SOLO-e tile fitted with its near side on the side face's foot and its far
 # side on the far fields' outlines (12.6 px off), a 3andC tile fitted a field short (12.3
 # px off); neither is a rigid view of the board (FOUND_MISFIT), the board itself is
-# (its true corners within half of it). Found wrong before session 18 (FOUND_MISFIT
-# 0.022 -> 0.013): e-SOLO-e 2261, a fit a field short beside a stack over the west
-# field (27.6 px off, 0.014 off a rigid view)
-@pytest.mark.parametrize("game, seed", [("esoloe", 1830), ("esoloe-3andc", 1852),
-                                        ("esoloe", 2261)])
+# (its true corners within half of it)
+@pytest.mark.parametrize("game, seed", [("esoloe", 1830), ("esoloe-3andc", 1852)])
 def test_a_tiles_fit_off_a_rigid_view_is_no_board(game, seed):
     image, want = _render(game, seed, "any")
     geom = geometry(game)
     assert _misfit(want, geom, (image.shape[1], image.shape[0])) <= FOUND_MISFIT / 2
     assert find_board(image, geom) is None
+
+
+# dev renders whose chosen fit, finished, lay off a rigid view (FOUND_MISFIT), so that
+# no board was found before session 20, while another start's fit of the board finished
+# as one (_runner_up): e-SOLO-e 2261 (found wrong before session 18, FOUND_MISFIT 0.022
+# -> 0.013: a fit a field short beside a stack over the west field, 27.6 px off, 0.014
+# off a rigid view; its runner-up 0.9 px off, 0.004) and 2750 (the board's own fit
+# finished 3.1 px off and 0.018 off a rigid view; its runner-up 0.4 px off, 0.001)
+@pytest.mark.parametrize("game, seed", [("esoloe", 2261), ("esoloe", 2750)])
+def test_a_refused_fit_gives_way_to_a_runner_up_that_is_a_view(game, seed):
+    image, want = _render(game, seed, "any")
+    fix = find_board(image, geometry(game))
+    assert fix is not None
+    assert np.linalg.norm(fix.corners - want, axis=1).max() <= 1.5
