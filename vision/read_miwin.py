@@ -73,6 +73,15 @@ ONE_PIP_SHARE = 0.025  # about the share of a die's top that one pip covers
 STRIP_MM = 4.0  # strips beyond a top's edges that must not be of the die's colour ...
 GAP_MM = 3.0  # ... this far out (a blurred edge bleeds into its first millimetres)
 MAX_PIP_SHIFT_MM = 6.0  # the pips' centroid moves a top's centre at most this far
+#: a top's centre lies at least this many die sides from a die found surely before it (at
+#: its colour's ``FOUND_FLOOR`` or more; two dice's tops lie a side apart at least, the
+#: other found a few mm off), and the pips of that die's top (within half a side of its
+#: centre) are not its own: they neither weigh a black top's fit nor pull its pips'
+#: centroid. A black 2 beside a red 9 was placed on the red die's pips, 19 mm off on the
+#: true corners, 14 mm off on the found ones (Neunfeld dev 2638, read 6 or 8 in doubt).
+#: A die found in doubt may lie on another: a blue die on a blue cloth found (at 0.6) 14
+#: mm beside the black one pushed that off its top (dev 379)
+APART = 0.75
 BG_SHRINK = 4  # the table's look round a die is taken on the view shrunk this many times
 NEUTRAL = np.array([80.0, 128.0, 128.0], np.float32)  # OpenCV Lab: a die's colour against it
 #: a dark blue die is blacker than blue against a light table: blue (or red) is sought
@@ -463,6 +472,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     top_mask, faces_mask = _top_and_faces(die_kernel, side)
     found: dict[str, Die | None] = dict.fromkeys(COLOURS)
     taken: list[np.ndarray] = []  # the tops found, view px
+    sure_tops: list[np.ndarray] = []  # ... of those found surely (``APART``)
     grid_y, grid_x = np.mgrid[:scores.shape[1], :scores.shape[2]]
     for c, colour in enumerate(COLOURS):  # black last: blue and red are masked out of it
         mean, score = means[c], scores[c]
@@ -502,6 +512,11 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             elif not (colour == "black" and energy[y, x] >= BLACK_FAINT):
                 continue
             # else the black die at its pick, by its pips alone (``BLACK_FAINT``)
+        # the dice found surely before it and their pips are not this die's (``APART``)
+        near, own_pips = np.zeros(mean.shape, bool), pip.copy()
+        for fx, fy in sure_tops:
+            near |= np.hypot(grid_x - fx, grid_y - fy) < APART * side
+            own_pips[np.hypot(grid_x - fx, grid_y - fy) < side / 2] = False
         # the top near the best window: up to its own size away from the camera and the
         # side faces' stretch towards it
         r = int(side + stretch) + kernel.shape[0]
@@ -519,7 +534,9 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         # black: its top holds its pips (the capped colour does not place it); from above
         # (no side face seen) the most of them, at a slant its side faces' pips count too
         if colour == "black":
-            share = energy[y0:y1, x0:x1] / (TOP_ENERGY * energy[y, x])
+            own = cv2.blur(tophat[y0:y1, x0:x1].astype(np.float32) * own_pips[y0:y1, x0:x1],
+                           (side, side), borderType=cv2.BORDER_CONSTANT)
+            share = own / (TOP_ENERGY * energy[y, x])
             if not above:  # not darker than its side faces, over the die's pixels
                 dark = ((part >= LIGHT_DARK * PRESENT) & (body > 0)).astype(np.float32)
                 light = lab[y0:y1, x0:x1, 0].astype(np.float32) * dark
@@ -535,6 +552,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
                 * ~barred[y0:y1, x0:x1]  # a constant added: ``no_dice`` holds it again
         yy, xx = np.mgrid[y0:y1, x0:x1]
         fit[np.hypot(yy - y, xx - x) > side / 2 + stretch] = -np.inf
+        if np.isfinite(fit[~near[y0:y1, x0:x1]]).any():  # not on a die already found
+            fit[near[y0:y1, x0:x1]] = -np.inf
         ty, tx = np.unravel_index(int(np.argmax(fit)), fit.shape)
         cx, cy = float(tx + x0), float(ty + y0)
         # the centroid of the pips inside that square, twice, if that moves the top only a
@@ -543,7 +562,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         h, start = side / 2 - 1, np.array([cx, cy])
         for _ in range(2):
             sy0, sx0 = max(int(round(cy - h)), 0), max(int(round(cx - h)), 0)
-            ys, xs = np.nonzero(pip[sy0:int(round(cy + h)), sx0:int(round(cx + h))])
+            ys, xs = np.nonzero(own_pips[sy0:int(round(cy + h)), sx0:int(round(cx + h))])
             if len(ys) < MIN_PIP_SHARE * side * side:
                 break
             cx, cy = float(xs.mean() + sx0), float(ys.mean() + sy0)
@@ -561,6 +580,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             conf = min(conf, 0.6)
         found[colour] = Die(colour, float(u / w), float(v / w), conf)
         taken.append(np.array([cx, cy]))
+        if conf >= floor:
+            sure_tops.append(taken[-1])
         if colour != "black":
             # its side faces and shade are dark, without much hue: no place for black
             along = np.clip((grid_x - cx) * toward[0] + (grid_y - cy) * toward[1], 0, stretch)
