@@ -28,8 +28,7 @@ import cv2
 import numpy as np
 
 from calibration.files import BoardRegistration, CameraCalibration, ColourCalibration
-from calibration.registration import homography
-from vision.board import BoardFix, geometry
+from vision.board import BoardFix, corners_homography, geometry
 from vision.grid import board_pose, rectify, square_crop
 from vision.piece_colours import colour_of
 
@@ -133,7 +132,7 @@ def piece_colour(images: list[np.ndarray], reg: BoardRegistration, cell: str,
     K = camera.K if camera is not None else None
     dist = camera.dist if camera is not None else None
     pose = board_pose(BoardFix(corners, corners), geom, reg.image_size, K, dist)
-    H = pose.plane_homography(height_mm) if height_mm else homography(corners, geom)
+    H = pose.plane_homography(height_mm) if height_mm else corners_homography(corners, geom)
     stone = reg.game == "cubes"
     pixels = []
     for image in images:

@@ -55,7 +55,9 @@ from calibration.files import CORNER_NAMES, BoardRegistration, CameraCalibration
 from vision.board import (
     BoardFix,
     Geometry,
+    apply_homography,
     camera_rule_margin,
+    corners_homography,
     edge_model,
     find_board,
     geometry,
@@ -323,21 +325,10 @@ class RegistrationError(ValueError):
         self.reason = reason
 
 
-def homography(corners: np.ndarray, geom: Geometry) -> np.ndarray:
-    """Board mm (u east, v north, origin at the centre) -> image px, from the corners."""
-    return cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
-                                       np.asarray(corners, np.float32)).astype(np.float64)
-
-
 def to_board_mm(H: np.ndarray, px: np.ndarray) -> np.ndarray:
     """Image px (n, 2) -> board mm (n, 2) through the inverse of ``H``."""
     pts = np.asarray(px, np.float64).reshape(-1, 1, 2)
     return cv2.perspectiveTransform(pts, np.linalg.inv(H)).reshape(-1, 2)
-
-
-def _project(H: np.ndarray, mm: np.ndarray) -> np.ndarray:
-    return cv2.perspectiveTransform(np.asarray(mm, np.float64).reshape(-1, 1, 2),
-                                    H).reshape(-1, 2)
 
 
 def _px_a_mm(corners: np.ndarray, geom: Geometry) -> float:
@@ -379,7 +370,7 @@ def _line_map(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndar
 
 def _sampled(image: np.ndarray, H: np.ndarray, mm: np.ndarray) -> np.ndarray:
     """``image`` (one channel) at the board points ``mm`` seen through ``H``."""
-    px = _project(H, mm).astype(np.float32)
+    px = apply_homography(H, mm).astype(np.float32)
     return cv2.remap(image, px[None, :, 0], px[None, :, 1], cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_CONSTANT)[0]
 
@@ -388,7 +379,8 @@ def _lines_shown(lines: np.ndarray, corners: np.ndarray, geom: Geometry) -> floa
     """The line map's mean at the painted lines' points (``edge_model``) where
     ``corners`` put them."""
     model = edge_model(geom)
-    return float(_sampled(lines, homography(corners, geom), model.points[model.line]).mean())
+    H = corners_homography(corners, geom)
+    return float(_sampled(lines, H, model.points[model.line]).mean())
 
 
 def _along(grey: np.ndarray, H: np.ndarray, mm: np.ndarray, side: int, offsets) -> float:
@@ -445,7 +437,7 @@ def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
     moved = False
     for _ in range(SIDE_MOVES):
         base = _lines_shown(lines, corners, geom)
-        H = homography(corners, geom)
+        H = corners_homography(corners, geom)
         board = float(np.median(_sampled(grey, H, inside)))
         tried = []
         for side in LINE_SIDES.get(geom.game, range(4)):
@@ -456,7 +448,7 @@ def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
                 if d > OUT_CHECKED_MM and (edge or (geom.game in GLAZE_CHECKED and not
                                                     _glazed(grey, H, mm, side, board))):
                     continue
-                c = _project(H, mm)
+                c = apply_homography(H, mm)
                 tried.append((_lines_shown(lines, c, geom), abs(d) > 1e-9, c))
         shown, off, c = max(tried, key=lambda t: t[0])
         if not (off and shown > base * (1 + SIDE_GAIN)):
@@ -474,7 +466,7 @@ def on_lines(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
                     for sign in (1.0, -1.0):
                         mm = geom.corners_mm()
                         mm[k, axis] += sign * step
-                        c = _project(homography(corners, geom), mm)
+                        c = apply_homography(corners_homography(corners, geom), mm)
                         shown = _lines_shown(lines, c, geom)
                         if shown > best + 1e-6:
                             best, corners, improved = shown, c, True
@@ -515,7 +507,7 @@ def frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometry,
 
     grey = np.mean([cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)
                     for im in images], axis=0)
-    H = homography(corners, geom)
+    H = corners_homography(corners, geom)
     model = edge_model(geom)
     reach, step = PROFILE_MM
     reach = max(reach, shift_mm + 1.5)
@@ -611,7 +603,7 @@ def fit_frame_lines(images: list[np.ndarray], corners: np.ndarray, geom: Geometr
         (p, d), (q, e) = lines[(k - 1) % 4], lines[k]
         s = np.linalg.solve(np.column_stack([d, -e]), q - p)
         new.append(p + s[0] * d)
-    return _project(homography(corners, geom), np.array(new))
+    return apply_homography(corners_homography(corners, geom), np.array(new))
 
 
 def fit_report(H: np.ndarray, observations: list[np.ndarray], geom: Geometry,
@@ -632,14 +624,14 @@ def fit_report(H: np.ndarray, observations: list[np.ndarray], geom: Geometry,
         if frames_lines:
             err = np.abs([o for one in frames_lines for *_, o, _ in one])
         else:
-            mean = homography(np.mean(observations, axis=0), geom)
+            mean = corners_homography(np.mean(observations, axis=0), geom)
             err = np.concatenate([np.linalg.norm(to_board_mm(mean, obs) - truth, axis=1)
                                   for obs in observations])
         _add_check(report, "frames", "frames", err)
     if camera is not None:
         from vision.grid import board_pose
 
-        corners = _project(H, truth)
+        corners = apply_homography(H, truth)
         pose = board_pose(BoardFix(corners, corners), geom, size, camera.K, camera.dist)
         rigid = cv2.projectPoints(np.column_stack([truth, np.zeros(4)]),
                                   cv2.Rodrigues(pose.R)[0], pose.t, camera.K,
@@ -673,10 +665,11 @@ def _lens_error(H: np.ndarray, geom: Geometry, camera: CameraCalibration) -> np.
     true corners themselves are stored with (``error_against_truth``)."""
     K, dist = np.asarray(camera.K, np.float64), np.asarray(camera.dist, np.float64)
     mm = np.vstack([geom.corners_mm(), [(u, v) for _, u, v, _ in geom.cells]])
-    corners = _project(H, geom.corners_mm())
+    corners = apply_homography(H, geom.corners_mm())
     flat = cv2.undistortPoints(corners.reshape(-1, 1, 2), K, dist, P=K).reshape(4, 2)
-    ray = cv2.undistortPoints(_project(homography(flat, geom), mm).reshape(-1, 1, 2), K,
-                              None).reshape(-1, 2)
+    ray = cv2.undistortPoints(
+        apply_homography(corners_homography(flat, geom), mm).reshape(-1, 1, 2), K, None
+    ).reshape(-1, 2)
     seen = cv2.projectPoints(np.column_stack([ray, np.ones(len(ray))]), np.zeros(3),
                              np.zeros(3), K, dist)[0].reshape(-1, 2)
     return np.linalg.norm(to_board_mm(H, seen) - mm, axis=1)
@@ -688,7 +681,7 @@ def _registration(game: str, corners: np.ndarray, observations: list[np.ndarray]
                   frames_lines: list[list[tuple[int, float, float, float]]] | None = None
                   ) -> BoardRegistration:
     geom = geometry(game)
-    H = homography(corners, geom)
+    H = corners_homography(corners, geom)
     fit = fit_report(H, observations, geom, camera, size, lines, frames_lines)
     return BoardRegistration(game, size, np.asarray(corners, np.float64), H, method,
                              len(observations), fit)
@@ -839,7 +832,7 @@ def _beyond_colour(lab: np.ndarray, corners: np.ndarray, geom: Geometry,
     u = np.linspace(-0.4 * geom.width, 0.4 * geom.width, 200)
     mm = np.concatenate([np.column_stack([u, np.full_like(u, outward * (geom.depth / 2 + o))])
                          for o in np.linspace(*BEYOND_MM, 5)])
-    H = homography(corners, geom)
+    H = corners_homography(corners, geom)
     return np.median([_sampled(lab[..., c], H, mm) for c in range(3)], axis=1)
 
 
@@ -852,7 +845,7 @@ def _far_side_out(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.
     from vision.board import _cell_samples, convex_fit, finished, fit_grey, pattern_check
 
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    H = homography(corners, geom)
+    H = corners_homography(corners, geom)
     # the far side: on the board's plane the depth of a point (u, v) goes as H's last row
     # times (u, v, 1); north (+v) is the farther where it grows with v
     outward = 1.0 if H[2, 1] * H[2, 2] > 0 else -1.0
@@ -868,7 +861,7 @@ def _far_side_out(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.
     for mm in FAR_PUSHES_MM:
         v = np.array([d, d, -d, -d])
         v[v * outward > 0] += outward * mm
-        fitted = convex_fit(grey, _project(H, np.column_stack([[-w, w, w, -w], v])), geom)
+        fitted = convex_fit(grey, apply_homography(H, np.column_stack([[-w, w, w, -w], v])), geom)
         if fitted is None:
             continue
         fitted = finished(grey, fitted, geom, size)
@@ -1015,7 +1008,7 @@ def _on_sides(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
     inset = LEATHER_STITCH_MM[geom.game] if stitched else CARD_BAND_MM
     polarity = edge_model(geom).polarity
     grey = np.asarray(grey, np.float32)
-    H = homography(corners, geom)
+    H = corners_homography(corners, geom)
     reach, step = PROFILE_MM
     off = np.arange(-reach, reach + step / 2, step)
     shifts = np.arange(-STITCH_SHIFT_MM, STITCH_SHIFT_MM + 1e-9, 0.05)
@@ -1047,7 +1040,7 @@ def _on_sides(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
         _, shift, blur = best
         if blur < BLUR_REFUSE_MM and abs(shift) < STITCH_SHIFT_MM - 0.05:
             mm[[side, (side + 1) % 4]] += shift * normal
-    return _project(H, mm)
+    return apply_homography(H, mm)
 
 
 def _on_grid(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -1057,7 +1050,7 @@ def _on_grid(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarra
     until one moves no corner ``GRID_STILL_MM``."""
     from vision import read_cubes
 
-    H = homography(corners, geom)
+    H = corners_homography(corners, geom)
     found = read_cubes._line_offsets(grey, H)
     for _ in range(GRID_PASSES):
         params = read_cubes._grid_shift(found)
@@ -1066,11 +1059,11 @@ def _on_grid(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarra
         shift = read_cubes._displaced(params, geom.corners_mm())
         if not GRID_STILL_MM <= np.abs(shift).max() <= read_cubes.MAX_REFINE_MM:
             break
-        moved = _project(H, geom.corners_mm() + shift)
-        again = read_cubes._line_offsets(grey, homography(moved, geom))
+        moved = apply_homography(H, geom.corners_mm() + shift)
+        again = read_cubes._line_offsets(grey, corners_homography(moved, geom))
         if read_cubes._agreement(again) < read_cubes._agreement(found):
             break
-        corners, found, H = moved, again, homography(moved, geom)
+        corners, found, H = moved, again, corners_homography(moved, geom)
     return corners
 
 

@@ -830,7 +830,7 @@ def _grown(quad: np.ndarray, geom: Geometry, inset: float) -> np.ndarray:
     inner = geom.corners_mm() * [(geom.width / 2 - inset) / (geom.width / 2),
                                  (geom.depth / 2 - inset) / (geom.depth / 2)]
     H = cv2.getPerspectiveTransform(inner.astype(np.float32), quad.astype(np.float32))
-    return _project(H.astype(np.float64), geom.corners_mm())
+    return apply_homography(H.astype(np.float64), geom.corners_mm())
 
 
 def strip_ends(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -846,7 +846,7 @@ def strip_ends(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
     line) where the ends put them, less the same half-way between them and half a gap
     beyond, plus each end where the colour beyond it lies farther from the board's than
     inside it."""
-    H = _H(corners, geom)
+    H = corners_homography(corners, geom)
     w = geom.width / 2
     step = max(geom.width / max(float(np.linalg.norm(corners[1] - corners[0])), 1.0), 0.2)
     u = np.arange(-w * (1 + 2 * ENDS_REACH), w * (1 + 2 * ENDS_REACH) + step, step)
@@ -855,7 +855,7 @@ def strip_ends(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
     pts = np.column_stack([uu.ravel(), vv.ravel()])
     seen = (pts @ H[2, :2] + H[2, 2]) * H[2, 2] > 1e-9 * H[2, 2] ** 2  # not behind the camera
     px = np.full((len(pts), 2), -1e4, np.float32)
-    px[seen] = _project(H, pts[seen])
+    px[seen] = apply_homography(H, pts[seen])
     band = cv2.remap(image, px[:, 0].reshape(uu.shape), px[:, 1].reshape(uu.shape),
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     grey = cv2.GaussianBlur(band.mean(axis=2), (0, 0), sigmaX=max(SEPARATOR_MM / 4 / step, 0.5),
@@ -909,7 +909,7 @@ def strip_ends(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
     i = int(np.argmax(at(marks) - at(gaps) + (west_end[a] + east_end[b]) / 2))
     ends = np.array([[u[a[i]], geom.depth / 2], [u[b[i]], geom.depth / 2],
                      [u[b[i]], -geom.depth / 2], [u[a[i]], -geom.depth / 2]])
-    return _project(H, ends)
+    return apply_homography(H, ends)
 
 
 def _ends_clear(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float:
@@ -922,12 +922,12 @@ def _ends_clear(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> float
     beyond one of its ends."""
     w, d = geom.width / 2, geom.depth / 2
     field = geom.width / len(geom.cells)
-    H = _H(corners, geom)
+    H = corners_homography(corners, geom)
     medians = []
     for u in (np.linspace(-w - field, -w - 0.2 * field, 8), np.linspace(-w, w, 45),
               np.linspace(w + 0.2 * field, w + field, 8)):
         uu, vv = np.meshgrid(u, np.linspace(-0.6, 0.6, 5) * d)
-        px = _project(H, np.column_stack([uu.ravel(), vv.ravel()])).astype(np.float32)
+        px = apply_homography(H, np.column_stack([uu.ravel(), vv.ravel()])).astype(np.float32)
         seen = cv2.remap(image, px[:, :1], px[:, 1:], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE)
         medians.append(np.median(cv2.cvtColor(seen, cv2.COLOR_BGR2LAB).reshape(-1, 3)
@@ -1396,8 +1396,8 @@ def _moved_along(corners: np.ndarray, geom: Geometry, mm: float) -> np.ndarray:
     """The named corners of the board ``corners`` put (``_H``), moved ``mm`` east along
     it in that view (a strip a field along: ``_shifted_a_field``, ``_off_a_bare_end``)."""
     w, d = geom.width / 2, geom.depth / 2
-    return _project(_H(corners, geom), np.array([[-w + mm, d], [w + mm, d], [w + mm, -d],
-                                                 [-w + mm, -d]]))
+    moved = np.array([[-w + mm, d], [w + mm, d], [w + mm, -d], [-w + mm, -d]])
+    return apply_homography(corners_homography(corners, geom), moved)
 
 
 def _end_fields_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarray:
@@ -1557,8 +1557,8 @@ def _side_shown(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     (an outline on a painted line's inner flank has that line just beyond it)."""
     outline, lines, mirrored = side
     model = edge_model(geom)
-    H = _H(corners, geom)
-    px = _project(H, mirrored)
+    H = corners_homography(corners, geom)
+    px = apply_homography(H, mirrored)
     n = _normals_px(H, mirrored, model.normals[lines], px)
     off, strength = _search(grey, px, n, 2.0, np.ones(len(lines), bool),
                             np.full(len(lines), model.polarity),
@@ -1600,7 +1600,8 @@ def _past_weakest_side(grey: np.ndarray, corners: np.ndarray, shown: float, geom
     ends = [weakest, (weakest + 1) % 4]
     out = geom.corners_mm()
     out[ends] += _field_pitch(geom) * SIDE_OUTWARD[weakest]
-    for start, rigid in ((_project(_H(corners, geom), out), False), (corners, True)):
+    pushed = apply_homography(corners_homography(corners, geom), out)
+    for start, rigid in ((pushed, False), (corners, True)):
         if not cv2.isContourConvex(start.astype(np.float32)):
             continue
         aligned = align(grey, start, geom, -1.0, rigid=rigid)[0]
@@ -1612,12 +1613,12 @@ def _past_weakest_side(grey: np.ndarray, corners: np.ndarray, shown: float, geom
         s = _shown(grey, fitted, geom, size)
         if s > best[0]:
             best = (s, fitted)
-    H = _H(best[1], geom)
+    H = corners_homography(best[1], geom)
     step = min(0.5, 1.0 / _px_per_mm(best[1], geom))  # 1 px
     for d in np.arange(-PLACE_SIDE_MM, PLACE_SIDE_MM + 1e-9, step):
         moved = geom.corners_mm()
         moved[ends] += d * SIDE_OUTWARD[weakest]
-        if _shown(grey, _project(H, moved), geom, size) >= best[0] + PLACE_GAIN:
+        if _shown(grey, apply_homography(H, moved), geom, size) >= best[0] + PLACE_GAIN:
             return (*best, False)
     return (*best, True)
 
@@ -1635,7 +1636,7 @@ def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     start, moved_any = corners, False
     sign = _signs(grey, corners, geom, edge_model(geom))
     for i, side in enumerate(_side_points(geom)):
-        H = _H(corners, geom)
+        H = corners_homography(corners, geom)
         best = (_side_shown(grey, corners, geom, side, sign) + PUSH_GAIN, corners)
         if best[0] >= 1.0:  # no side shows better than wholly
             continue
@@ -1643,7 +1644,7 @@ def _pushed_out(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
         for d in np.arange(step, PUSH_MM + 1e-9, step):
             moved = mm.copy()
             moved[[i, (i + 1) % 4]] += d * SIDE_OUTWARD[i]
-            c = _project(H, moved)
+            c = apply_homography(H, moved)
             s = _side_shown(grey, c, geom, side, sign)
             if s > best[0]:
                 best = (s, c)
@@ -1674,8 +1675,8 @@ def _polished(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
     sign = _signs(grey, corners, geom, model)
     floor = np.where(model.line, MIN_LINE, MIN_STEP)
     for _ in range(POLISH_ROUNDS):
-        H = _H(corners, geom)
-        px = _project(H, model.points)
+        H = corners_homography(corners, geom)
+        px = apply_homography(H, model.points)
         n = _normals_px(H, model.points, model.normals, px)
         off, strength = _search(grey, px, n, POLISH_REACH, model.line, sign,
                                 _halves(H, model.points, model.normals, px, geom),
@@ -1750,12 +1751,12 @@ def _on_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.ndarr
 def _cell_samples(image: np.ndarray, corners: np.ndarray, geom: Geometry,
                   shrink: float = 0.6, k: int = 5) -> np.ndarray:
     """(cells, k * k, 3) samples on a k x k grid inside each field (``shrink`` of it)."""
-    H = _H(corners, geom)
+    H = corners_homography(corners, geom)
     g = np.linspace(-shrink, shrink, k)
     du, dv = (a.ravel() for a in np.meshgrid(g, g))
     pts = np.concatenate([np.column_stack([u + du * h, v + dv * h])
                           for _, u, v, h in geom.cells])
-    px = _project(H, pts).astype(np.float32).reshape(1, -1, 2)
+    px = apply_homography(H, pts).astype(np.float32).reshape(1, -1, 2)
     img = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR)
     return img.reshape(len(geom.cells), k * k, 3).astype(np.float64)
 
@@ -1856,10 +1857,24 @@ def camera_rule_margin(corners: np.ndarray, geom: Geometry) -> float:
     return float((off[1] - off[0]) / 2)
 
 
-def homography(fix: BoardFix, geom: Geometry) -> np.ndarray:
-    """3x3 homography from board-top millimetres (u east, v north) to image px."""
+def corners_homography(corners: np.ndarray, geom: Geometry) -> np.ndarray:
+    """3x3 homography from board-top millimetres (u east, v north, origin at the centre)
+    to image px, through the board's four corners (px, ``CORNER_NAMES`` order)."""
     return cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
-                                       fix.corners.astype(np.float32)).astype(np.float64)
+                                       np.asarray(corners, np.float32)).astype(np.float64)
+
+
+def homography(fix: BoardFix, geom: Geometry) -> np.ndarray:
+    """``corners_homography`` of a found board."""
+    return corners_homography(fix.corners, geom)
+
+
+def apply_homography(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points (n, 2) mapped through the 3x3 homography ``H`` (e.g. board mm -> image px)."""
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    q = pts @ H[:2, :2].T + H[:2, 2]
+    w = pts @ H[2, :2] + H[2, 2]
+    return q / w[:, None]
 
 
 # --------------------------------------------------------------------------- the model fit
@@ -1958,17 +1973,6 @@ def edge_model(geom: Geometry) -> EdgeModel:
                      float(min(gaps)) if gaps else max(geom.width, geom.depth))
 
 
-def _project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    q = pts @ H[:2, :2].T + H[:2, 2]
-    w = pts @ H[2, :2] + H[2, 2]
-    return q / w[:, None]
-
-
-def _H(corners: np.ndarray, geom: Geometry) -> np.ndarray:
-    return cv2.getPerspectiveTransform(geom.corners_mm().astype(np.float32),
-                                       corners.astype(np.float32)).astype(np.float64)
-
-
 def _search(grey: np.ndarray, px: np.ndarray, n: np.ndarray, reach, line: np.ndarray,
             sign: np.ndarray, half=2, step: float = 1.0, box: int = 3
             ) -> tuple[np.ndarray, np.ndarray]:
@@ -2038,7 +2042,7 @@ def _search(grey: np.ndarray, px: np.ndarray, n: np.ndarray, reach, line: np.nda
 
 
 def _normals_px(H: np.ndarray, pts: np.ndarray, nrm: np.ndarray, px: np.ndarray):
-    d = _project(H, pts + 0.5 * nrm) - px
+    d = apply_homography(H, pts + 0.5 * nrm) - px
     return d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
 
 
@@ -2048,7 +2052,7 @@ def _halves(H: np.ndarray, pts: np.ndarray, nrm: np.ndarray, px: np.ndarray,
     ``LINE_FLANK_PX`` past half the line's width (``Geometry.line_mm``) as the image
     shows it across the line there (a wide line's sides 2 px from its centre lie on it),
     at least 2 px, at most ``MAX_HALF_PX`` (a quad folded over has no scale)."""
-    scale = np.linalg.norm(_project(H, pts + 0.5 * nrm) - px, axis=1) / 0.5
+    scale = np.linalg.norm(apply_homography(H, pts + 0.5 * nrm) - px, axis=1) / 0.5
     half = np.ceil(geom.line_mm * np.nan_to_num(scale, nan=0.0) / 2 + LINE_FLANK_PX)
     return np.clip(half, 2, MAX_HALF_PX).astype(np.int64)
 
@@ -2061,8 +2065,8 @@ def _signs(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     median: the pieces' and shadows' edges inside and outside mostly have the other
     sign; each side its own: beyond the near sides of a board seen obliquely lies its
     darker side face, beyond the far ones the table)."""
-    H = _H(corners, geom)
-    px = _project(H, model.points)
+    H = corners_homography(corners, geom)
+    px = apply_homography(H, model.points)
     n = _normals_px(H, model.points, model.normals, px)
     inside = [px - n * d for d in (3.0, 2.0)]
     outside = [px + n * d for d in (2.0, 3.0)]
@@ -2092,7 +2096,8 @@ def _jacobian(corners: np.ndarray, geom: Geometry, pts: np.ndarray, px: np.ndarr
     for i in range(8):
         c = corners.copy()
         c.flat[i] += 0.5
-        J[:, i] = np.sum((_project(_H(c, geom), pts) - px) * n, axis=1) / 0.5
+        moved = apply_homography(corners_homography(c, geom), pts)
+        J[:, i] = np.sum((moved - px) * n, axis=1) / 0.5
     return J
 
 
@@ -2101,8 +2106,8 @@ def _fit_step(grey, corners, geom, model, sel, reach, sign):
     points ``sel`` onto the edges found within ``reach`` px (one for all, or per model
     point) along their normals."""
     pts, nrm = model.points[sel], model.normals[sel]
-    H = _H(corners, geom)
-    px = _project(H, pts)
+    H = corners_homography(corners, geom)
+    px = apply_homography(H, pts)
     n = _normals_px(H, pts, nrm, px)
     reach = np.broadcast_to(np.asarray(reach, np.float64), (len(model.line),))[sel]
     off, strength = _search(grey, px, n, reach, model.line[sel], sign[sel],
@@ -2193,8 +2198,8 @@ def _in_place(grey: np.ndarray, corners: np.ndarray, geom: Geometry, sel: np.nda
     if sign is None:
         sign = _signs(grey, corners, geom, model)
     pts = model.points[sel]
-    H = _H(corners, geom)
-    px = _project(H, pts)
+    H = corners_homography(corners, geom)
+    px = apply_homography(H, pts)
     n = _normals_px(H, pts, model.normals[sel], px)
     line = model.line[sel]
     off, strength = _search(grey, px, n, 2.0, line, sign[sel],
@@ -2244,7 +2249,7 @@ def view_check(corners: np.ndarray, geom: Geometry, size: tuple[int, int]) -> tu
         pose = board_pose(BoardFix(corners, corners), geom, size)
     except ValueError:  # no camera pose fits the corners
         return 90.0, np.inf
-    seen = _project(pose.plane_homography(0.0), geom.corners_mm())
+    seen = apply_homography(pose.plane_homography(0.0), geom.corners_mm())
     return (float(np.degrees(np.arccos(np.clip(abs(pose.R[2, 2]), 0.0, 1.0)))),
             float(np.linalg.norm(seen - corners, axis=1).max()))
 

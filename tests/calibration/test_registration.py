@@ -5,7 +5,7 @@ import pytest
 from calibration import colour, registration
 from calibration.files import CORNER_NAMES, CameraCalibration
 from calibration.registration import RegistrationError
-from vision.board import geometry
+from vision.board import corners_homography, geometry
 
 
 def test_parse_corners():
@@ -18,7 +18,7 @@ def test_parse_corners():
 def test_homography_maps_board_mm_to_the_corners():
     geom = geometry("esoloe")
     corners = np.array([[100, 100], [400, 110], [390, 250], [110, 240]], float)
-    H = registration.homography(corners, geom)
+    H = corners_homography(corners, geom)
     assert np.allclose(registration.to_board_mm(H, corners), geom.corners_mm(), atol=1e-6)
     reg = registration.register_manual(corners, "esoloe", (1280, 720))
     assert reg.fit == {"checks": [], "rms_mm": 0.0, "max_mm": 0.0}
@@ -80,7 +80,7 @@ def test_a_side_fitted_on_a_line_inside_the_edge_is_moved_out(game, seed, mode, 
     corners stay."""
     geom = geometry(game)
     image, true, _ = _empty_tile(seed, mode, game=game)
-    H = registration.homography(true, geom)
+    H = corners_homography(true, geom)
     mm = geom.corners_mm()
     mm[[side, (side + 1) % 4]] -= inside * registration.OUTWARD[side]
     start = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), H).reshape(-1, 2)
@@ -95,7 +95,7 @@ def test_a_dark_band_outside_the_strip_is_not_taken_for_its_frame_line():
     (``GLAZE_CHECKED``) its true corners were moved 6.8 mm out onto it."""
     geom = geometry("esoloe")
     image, true, _ = _empty_tile(103, "overhead", game="esoloe")
-    H = registration.homography(true, geom)
+    H = corners_homography(true, geom)
     assert _off_mm(H, registration.on_lines(image, true, geom), geom) < 1.0
 
 
@@ -108,7 +108,7 @@ def test_a_side_on_the_tiles_edge_is_not_moved_out_onto_the_table(game, mode, se
     (6.7 and 10.0 mm off) where the grey steps down across the side (``_on_edge``)."""
     geom = geometry(game)
     image, true, _ = _empty_tile(seed, mode, game=game)
-    H = registration.homography(true, geom)
+    H = corners_homography(true, geom)
     assert _off_mm(H, registration.on_lines(image, true, geom), geom) < 0.5
 
 
@@ -198,7 +198,7 @@ def test_the_painted_lines_put_the_corners_on_the_truth(game, mode, seed):
     whole pixels), so the fit on the lines ended 0.3..0.4 mm off."""
     geom = geometry(game)
     image, true, _ = _empty_tile(seed, mode, game=game)
-    H = registration.homography(true, geom)
+    H = corners_homography(true, geom)
     mm = geom.corners_mm()
     mm[[0, 1]] -= 3.0 * registration.OUTWARD[0]
     start = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), H).reshape(-1, 2)
@@ -218,7 +218,7 @@ def test_frame_lines_measure_a_side_out_of_place(game, mode, seed):
     0.15 mm, sharp); with the east side 1 mm out its frame line is found 1 mm in."""
     geom = geometry(game)
     image, true, _ = _empty_tile(seed, mode, game=game)
-    H = registration.homography(true, geom)
+    H = corners_homography(true, geom)
     lines = registration.frame_lines([image], true, geom)
     assert [side for side, *_ in lines] == [0, 1, 2, 3]
     assert all(abs(o) <= 0.15 and b < registration.BLUR_REFUSE_MM for *_, o, b in lines)
@@ -233,8 +233,8 @@ def test_fit_frame_lines_puts_the_sides_on_the_edge():
     (the fit on the lines' map, ``on_lines``, leaves moves under 2 % gain alone)."""
     geom = geometry("esoloe-tictactoe")
     image, true, _ = _empty_tile(102, "overhead")
-    H = registration.homography(true, geom)
-    start = _moved(registration.homography(_moved(H, geom, 0, 1.5), geom), geom, 3, -1.0)
+    H = corners_homography(true, geom)
+    start = _moved(corners_homography(_moved(H, geom, 0, 1.5), geom), geom, 3, -1.0)
     assert _off_mm(H, start, geom) > 1.5
     fitted = registration.fit_frame_lines([image], start, geom)
     assert _off_mm(H, fitted, geom) < 0.3
@@ -296,7 +296,7 @@ def test_manual_corners_are_fitted_to_the_frame_line():
     game = "esoloe-tictactoe"
     image, true, truth = _empty_tile(111, "oblique")
     clicks = true + np.random.default_rng(111).normal(0, 1.5, (4, 2))
-    H = registration.homography(true, geometry(game))
+    H = corners_homography(true, geometry(game))
     assert _off_mm(H, clicks, geometry(game)) > 5.0
     reg = registration.register_manual(clicks, game, (1280, 720), image=image)
     assert registration.error_against_truth(reg, truth)["max_mm"] < 1.0
@@ -330,7 +330,7 @@ def test_manual_corners_off_the_board_are_refused(corner, move, side, again):
     mm = geom.corners_mm()
     mm[corner] += move
     given = cv2.perspectiveTransform(mm.reshape(-1, 1, 2),
-                                     registration.homography(true, geom)).reshape(-1, 2)
+                                     corners_homography(true, geom)).reshape(-1, 2)
     with pytest.raises(RegistrationError, match=f"does not follow.*{side}.*{again}") as no:
         registration.register_manual(given, game, (1280, 720), image=image)
     assert no.value.reason == registration.Refusal.OFF_LINES
@@ -400,7 +400,7 @@ def test_manual_corners_off_the_leather_strip_are_refused():
     mm = geom.corners_mm()
     mm[1, 0] += 20.0
     given = cv2.perspectiveTransform(mm.reshape(-1, 1, 2),
-                                     registration.homography(true, geom)).reshape(-1, 2)
+                                     corners_homography(true, geom)).reshape(-1, 2)
     with pytest.raises(RegistrationError, match=r"painted lines do not follow the corners "
                                                 r"given .*give them again.*nearer") as no:
         registration.register_manual(given, game, (1280, 720), image=image)
@@ -523,14 +523,14 @@ def test_tyr_refit_brings_corners_off_back_onto_its_lines_but_not_on_a_blurred_b
         mm = geom.corners_mm() + 2.0
         mm[2] += (2.0, -1.0)
         off = cv2.perspectiveTransform(mm.reshape(-1, 1, 2),
-                                       registration.homography(true, geom)).reshape(4, 2)
+                                       corners_homography(true, geom)).reshape(4, 2)
         for turned in range(4):  # the same board named from each side
             given = np.roll(off, turned, axis=0)
             fixed = read_tyr.refine(grey, BoardFix(given, given), geom).corners
             if kept:
                 assert np.array_equal(fixed, given)
                 continue
-            err = np.linalg.norm(registration.to_board_mm(registration.homography(
+            err = np.linalg.norm(registration.to_board_mm(corners_homography(
                 np.roll(fixed, -turned, axis=0), geom), true) - geom.corners_mm(), axis=1)
             assert err.max() < 0.4
 
@@ -573,9 +573,9 @@ def test_a_side_of_cubes_card_off_is_moved_onto_its_band():
     mm[[0, 1], 1] += 1.0
     mm[[1, 2], 0] -= 0.8
     off = cv2.perspectiveTransform(mm.reshape(-1, 1, 2),
-                                   registration.homography(true, geom)).reshape(4, 2)
+                                   corners_homography(true, geom)).reshape(4, 2)
     fitted = registration._on_sides(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), off, geom)
-    err = np.linalg.norm(registration.to_board_mm(registration.homography(fitted, geom),
+    err = np.linalg.norm(registration.to_board_mm(corners_homography(fitted, geom),
                                                   true) - geom.corners_mm(), axis=1)
     assert err.max() < 0.4
 
