@@ -62,6 +62,16 @@ PRESENT = 12.0  # mean colour score (OpenCV Lab units) over a die top: a die is 
 PIP_KERNEL_MM = 7.0  # a pip is a light spot smaller than this ...
 PIP_DL = 25.0  # ... this much lighter than round it (Lab L, 0..255) and ...
 PIP_CHROMA = 40.0  # ... this unsaturated (|a| + |b|): a pip
+PIP_PALER = 0.8  # ... or, blurred into a coloured body, under this share of the chroma round it
+#: a blue or red die not found otherwise is sought once more with pips paler than round them
+#: by this share only (``find_dice``): a red 8's small pips at 980 mm blur pink into its
+#: body (Tyr dev 2646: at its pips' lightest, chroma 62 against 73 round them; the blue
+#: 9's in the same frame 9, so no lamp's cast), none showed as a pip and the die was not
+#: found; it is found so (at 0.6 at most) and no other dev frame changed. Taken for every
+#: die instead, 0.9 made pips of light specks beside the dice: Neunfeld dev (any camera,
+#: true corners) 0..399 exact 389 -> 388 (108 and 218: black 2s read 3), dice moved over
+#: 1.5 mm in 22 more frames (2600..2799: 12, exact 193 -> 193)
+PIP_PALER_LOST = 0.9
 #: a light spot longer than a die's top whose area over that length is under this share of
 #: the top's side is a line (Neunfeld's stitched board edge beside a die), no pip: on
 #: Neunfeld's dev renders (any camera, true corners, seeds 100..299) the black tops read
@@ -361,18 +371,19 @@ def _no_lines(pip: np.ndarray) -> np.ndarray:
     return pip & ~line[labels] if line.any() else pip
 
 
-def _light_spots(lab: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, ...]:
+def _light_spots(lab: np.ndarray, px_per_mm: float, paler: float = PIP_PALER
+                 ) -> tuple[np.ndarray, ...]:
     """(pips, tophat, chroma) of a Lab view at ``px_per_mm``: its light spots smaller than
     ``PIP_KERNEL_MM``, ``PIP_DL`` lighter than round them (``tophat``: how much, Lab L) and
-    unsaturated (``chroma``: |a| + |b|), or, blurred into a coloured body, much less so
-    than round them."""
+    unsaturated (``chroma``: |a| + |b|), or, blurred into a coloured body, under ``paler``
+    of the chroma round them."""
     chroma = np.abs(lab[..., 1].astype(np.float32) - 128) + np.abs(
         lab[..., 2].astype(np.float32) - 128)
     k = int(round(PIP_KERNEL_MM * px_per_mm)) | 1
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     tophat = cv2.morphologyEx(lab[..., 0], cv2.MORPH_TOPHAT, disc)
     round_it = cv2.dilate(chroma, disc)
-    return (tophat > PIP_DL) & ((chroma < PIP_CHROMA) | (chroma < 0.8 * round_it)), tophat, chroma
+    return (tophat > PIP_DL) & ((chroma < PIP_CHROMA) | (chroma < paler * round_it)), tophat, chroma
 
 
 def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
@@ -417,13 +428,18 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
 
     scores = np.maximum(against(background) * (~pip & inside), 0)
     side = max(3, int(round(DIE_MM * PX_PER_MM)))
-    # a die top shows at least one pip: windows without any are no die (a shadow)
-    # (a window half on the die holds fewer of its pips: the whole top scores highest)
-    pips = cv2.blur(pip.astype(np.float32), (side, side), borderType=cv2.BORDER_CONSTANT)
-    weight = np.where(pips >= MIN_PIP_SHARE, np.minimum(1.0, pips / ONE_PIP_SHARE), 0.0)
-    # the mean over the window's body (pips left out: a 9 covers a third of the top)
-    body_share = np.maximum(cv2.blur((~pip & inside).astype(np.float32), (side, side),
-                                     borderType=cv2.BORDER_CONSTANT), 0.5)
+
+    def pip_windows(pip: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(weight, body share) of each die-sized window by the pips of ``pip`` in it: a
+        die top shows at least one pip, windows without any are no die (a shadow; a window
+        half on the die holds fewer of its pips: the whole top scores highest); the mean
+        is taken over the window's body (pips left out: a 9 covers a third of the top)."""
+        pips = cv2.blur(pip.astype(np.float32), (side, side), borderType=cv2.BORDER_CONSTANT)
+        return (np.where(pips >= MIN_PIP_SHARE, np.minimum(1.0, pips / ONE_PIP_SHARE), 0.0),
+                np.maximum(cv2.blur((~pip & inside).astype(np.float32), (side, side),
+                                    borderType=cv2.BORDER_CONSTANT), 0.5))
+
+    weight, body_share = pip_windows(pip)
     def polygon(mm: np.ndarray) -> np.ndarray:  # board mm -> a mask of the view
         pts = cv2.perspectiveTransform(np.asarray(mm, np.float64).reshape(-1, 1, 2),
                                        np.linalg.inv(to_mm)).reshape(-1, 2)
@@ -442,6 +458,23 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             * weight
 
     means = [window_mean(s) for s in scores]
+
+    def pale_window(c: int, taken: list[np.ndarray]) -> tuple | None:
+        """(y, x, score, mean, pip, weight) of colour ``c``'s best window where pips paler
+        than round them by ``PIP_PALER_LOST`` only count as pips, away from the dice
+        ``taken``; None where its mean is under ``PRESENT``."""
+        pale = _no_lines(_light_spots(lab, PX_PER_MM, PIP_PALER_LOST)[0] & inside)
+        pale_weight, body = pip_windows(pale)
+        pale_weight = pale_weight * ~barred
+        score = np.maximum(against(background)[c] * (~pale & inside), 0)
+        mean = cv2.blur(score, (side, side), borderType=cv2.BORDER_CONSTANT) / body \
+            * pale_weight * free
+        mean = np.where(means[2] < mean, mean, 0)  # not where black is more likely
+        for fx, fy in taken:
+            mean[np.hypot(grid_x - fx, grid_y - fy) < side] = 0
+        y, x = np.unravel_index(int(np.argmax(mean)), mean.shape)
+        return (y, x, score, mean, pale, pale_weight) if mean[y, x] >= PRESENT else None
+
     # a black die's top is light pips on a dark body: the pips' contrast over the window
     # (Lab L above round them, mean over the window) picks the black die among the dark
     # places (a shadow, a dark board's edge show no such pips)
@@ -486,6 +519,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         y, x = np.unravel_index(int(np.argmax(pick)), pick.shape)
         sure = mean[y, x] >= PRESENT
         faint = False  # found by its colour alone, its pips not seen
+        die_pip, die_weight = pip, weight  # the pips taken as this die's, their windows' weight
         if not sure and colour != "black" and faint_where is not None:
             # its pips too faint to show: its colour alone over a die-sized window where
             # no die already found lies (a shadow keeps the hue of what it falls on)
@@ -507,13 +541,17 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             for fx, fy in taken:
                 grey[np.hypot(grid_x - fx, grid_y - fy) < side] = 0
             gy, gx = np.unravel_index(int(np.argmax(grey)), grey.shape)
+            pale = None if colour == "black" or grey[gy, gx] >= PRESENT \
+                else pale_window(c, taken)
             if grey[gy, gx] >= PRESENT:
                 y, x, score, mean = gy, gx, neutral, grey
+            elif pale is not None:  # its pips blurred into its colour (``PIP_PALER_LOST``)
+                y, x, score, mean, die_pip, die_weight = pale
             elif not (colour == "black" and energy[y, x] >= BLACK_FAINT):
                 continue
             # else the black die at its pick, by its pips alone (``BLACK_FAINT``)
         # the dice found surely before it and their pips are not this die's (``APART``)
-        near, own_pips = np.zeros(mean.shape, bool), pip.copy()
+        near, own_pips = np.zeros(mean.shape, bool), die_pip.copy()
         for fx, fy in sure_tops:
             near |= np.hypot(grid_x - fx, grid_y - fy) < APART * side
             own_pips[np.hypot(grid_x - fx, grid_y - fy) < side / 2] = False
@@ -523,14 +561,14 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         y0, y1 = max(y - r, 0), min(y + r + 1, mean.shape[0])
         x0, x1 = max(x - r, 0), min(x + r + 1, mean.shape[1])
         # the pips belong to the die: filled with the colour round them
-        part, body = score[y0:y1, x0:x1], (~pip[y0:y1, x0:x1]).astype(np.float32)
+        part, body = score[y0:y1, x0:x1], (~die_pip[y0:y1, x0:x1]).astype(np.float32)
         if colour == "black":  # its shaded side faces are blacker than its lit top: as
             part = np.minimum(part, BLACK_CAP * PRESENT)  # black, the far strips place it
         filled = np.where(body > 0, part, cv2.blur(part, (k, k)) / np.maximum(
             cv2.blur(body, (k, k)), 0.05))
         fit = cv2.filter2D(filled, -1, die_kernel if colour == "black" else kernel,
                            borderType=cv2.BORDER_CONSTANT) \
-            * (faint_where[y0:y1, x0:x1] if faint else weight[y0:y1, x0:x1])
+            * (faint_where[y0:y1, x0:x1] if faint else die_weight[y0:y1, x0:x1])
         # black: its top holds its pips (the capped colour does not place it); from above
         # (no side face seen) the most of them, at a slant its side faces' pips count too
         if colour == "black":

@@ -139,3 +139,19 @@ def test_an_enrolled_d6_profile_reads_the_dice_tops_at_runtime(tmp_path, game, s
     assert len(spy.asked) <= 2
     assert all(d["top"] is None or d["top"] <= 6 for d in dice.values())
     assert any(d["top"] is not None for d in dice.values())
+
+
+def test_a_red_die_whose_small_pips_blur_pink_into_its_body_is_found():
+    # Tyr dev 2646 (any camera, 980 mm, 55 degrees): a red 8's pips at their lightest of
+    # chroma 62 against 73 round them, so none was a pip (``PIP_PALER``) and the die was
+    # not found (its cell null); sought again with pips paler by ``PIP_PALER_LOST`` only
+    from vision.board import geometry
+    from vision.measure import truth_fix
+    from vision.read_tyr import read
+    from vision.render.frame import RenderOptions, render_scene
+    from vision.render.positions import random_position
+
+    image, truth = render_scene("tyr", random_position("tyr", 2646), 2646,
+                                options=RenderOptions(camera_mode="any"))
+    red = read(image, truth_fix(truth), geometry("tyr"), None).position["dice"]["red"]
+    assert red["cell"] == truth["position"]["dice"]["red"]["cell"] is not None
