@@ -470,8 +470,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
         mean = cv2.blur(score, (side, side), borderType=cv2.BORDER_CONSTANT) / body \
             * pale_weight * free
         mean = np.where(means[2] < mean, mean, 0)  # not where black is more likely
-        for fx, fy in taken:
-            mean[np.hypot(grid_x - fx, grid_y - fy) < side] = 0
+        mean[within(side, taken)] = 0
         y, x = np.unravel_index(int(np.argmax(mean)), mean.shape)
         return (y, x, score, mean, pale, pale_weight) if mean[y, x] >= PRESENT else None
 
@@ -507,6 +506,14 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
     taken: list[np.ndarray] = []  # the tops found, view px
     sure_tops: list[np.ndarray] = []  # ... of those found surely (``APART``)
     grid_y, grid_x = np.mgrid[:scores.shape[1], :scores.shape[2]]
+
+    def within(radius: float, centres: list[np.ndarray]) -> np.ndarray:
+        """The view's pixels within ``radius`` of any of ``centres`` (view px)."""
+        near = np.zeros(grid_x.shape, bool)
+        for fx, fy in centres:
+            near |= np.hypot(grid_x - fx, grid_y - fy) < radius
+        return near
+
     for c, colour in enumerate(COLOURS):  # black last: blue and red are masked out of it
         mean, score = means[c], scores[c]
         # a black die on a yellow or red board is bluer or greener than the board: not
@@ -526,8 +533,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             bare = cv2.blur(score, (side, side), borderType=cv2.BORDER_CONSTANT) \
                 / body_share * (faint_where & free)
             bare = np.where(means[2] < bare, bare, 0)
-            for fx, fy in taken:
-                bare[np.hypot(grid_x - fx, grid_y - fy) < side] = 0
+            bare[within(side, taken)] = 0
             by, bx = np.unravel_index(int(np.argmax(bare)), bare.shape)
             if bare[by, bx] >= PRESENT:
                 y, x, mean, faint = by, bx, bare, True
@@ -538,8 +544,7 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
             # already found lies
             neutral = np.maximum(against(NEUTRAL)[c] * (~pip & inside), 0)
             grey = window_mean(neutral) * (weight >= 1.0)
-            for fx, fy in taken:
-                grey[np.hypot(grid_x - fx, grid_y - fy) < side] = 0
+            grey[within(side, taken)] = 0
             gy, gx = np.unravel_index(int(np.argmax(grey)), grey.shape)
             pale = None if colour == "black" or grey[gy, gx] >= PRESENT \
                 else pale_window(c, taken)
@@ -551,10 +556,8 @@ def find_dice(image: np.ndarray, H: np.ndarray, corners: np.ndarray,
                 continue
             # else the black die at its pick, by its pips alone (``BLACK_FAINT``)
         # the dice found surely before it and their pips are not this die's (``APART``)
-        near, own_pips = np.zeros(mean.shape, bool), die_pip.copy()
-        for fx, fy in sure_tops:
-            near |= np.hypot(grid_x - fx, grid_y - fy) < APART * side
-            own_pips[np.hypot(grid_x - fx, grid_y - fy) < side / 2] = False
+        near = within(APART * side, sure_tops)
+        own_pips = die_pip & ~within(side / 2, sure_tops)
         # the top near the best window: up to its own size away from the camera and the
         # side faces' stretch towards it
         r = int(side + stretch) + kernel.shape[0]
