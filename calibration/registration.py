@@ -13,8 +13,9 @@ set-up (``tableref calibrate board``).
   few frames (``MIN_AGREE``) or the frames do not agree, where a tile's frame line is
   blurred ``BLUR_REFUSE_MM`` or more (too few px a mm, focus or motion for 1 mm), and
   where its fit report (below) is off by more than ``REFUSE_MM`` (on Tyr and Cubes its
-  rigid check by more than ``RIGID_REFUSE_MM``): a board found wrongly, to be registered
-  by hand.
+  rigid check by more than ``RIGID_REFUSE_MM``; on Tyr where its own lines sought across
+  a smear would move it more than ``SMEAR_REFUSE_MM``): a board found wrongly, to be
+  registered by hand.
 - Manual: the four corners (nw, ne, se, sw: the board's north is away from the camera)
   given as numbers, or clicked on a saved frame where a display exists; with the frame
   snapped to the board's edges by ``vision.board.refine``, then fitted to a tile's frame
@@ -270,6 +271,18 @@ GIVEN_TRUST_PX = 6.0
 #: 0.26 (1.33 -> 0.54 mm: kept), Neunfeld overhead 1464 0.25 (0.53 -> 0.74), Cubes
 #: overhead 1491 0.18 (1.03 -> 1.14), Tyr oblique 1476 0.15 (1.70 -> 0.33)
 REFIT_LOST_SHOWN = 0.3
+#: boards whose automatic registration is refused (``_smear_check``) where the board's own
+#: lines, sought with sides wider than a line smeared by the camera's motion
+#: (``read_tyr.smeared_shift``, ``read_tyr.SMEAR_SIDES_MM``), would move a corner farther
+#: than ``SMEAR_REFUSE_MM``: the narrow ridges the refit is made on lie at one end of a
+#: smeared line, all together, and the refit takes the board there as a whole (dev Tyr
+#: overhead 1612, 3.8 px of motion: stored 1.69 mm off, its pieces a median 0.08 mm off
+#: the refit, the wide ones calling for 1.60 mm). Dev Tyr 1400..1615 (432 boards, the
+#: bench's way): the stored over 1 mm called for 0.91..1.73 mm, 1.40 or more on 5 of 8
+#: (oblique 1424, 1453, 1602, 1612, overhead 1612); those under 1 mm 1.17 at most
+#: (oblique 1523, 0.89 mm off; 1569 1.13, 1562 1.07)
+SMEAR_CHECKED = frozenset({"tyr"})
+SMEAR_REFUSE_MM = 1.3
 #: strips whose far long side (the farther from the camera) automatic registration tries
 #: farther out in each frame (``_far_side_out``, after ``vision.board.finished``): seen
 #: obliquely, Neunfeld's far side shows a light stitching band at its edge, the finder's
@@ -693,9 +706,9 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
     (at most ``4 n`` frames are looked at; on a ``LINE_FIT`` board each frame's corners
     checked against its painted lines, ``on_lines``), refused (``RegistrationError``)
     where fewer than half of them or than ``MIN_AGREE`` agree, or its fit is off by more than
-    ``REFUSE_MM`` (``RIGID_REFUSE_MM`` its rigid check on ``RIGID_REFUSED`` boards; module
-    doc). ``turn``: quarter turns by which to rename
-    the found corners (nw becomes the found ne for 1), for a square board that
+    ``REFUSE_MM`` (``RIGID_REFUSE_MM`` its rigid check on ``RIGID_REFUSED`` boards;
+    ``_smear_check`` on ``SMEAR_CHECKED`` boards; module doc). ``turn``: quarter turns
+    by which to rename the found corners (nw becomes the found ne for 1), for a square board that
     the table's players have named otherwise (docs/vision.md, *Naming*); 2 for any
     board. A board without marks gets ``fit["naming"]`` (see the module doc)."""
     geom = geometry(game)
@@ -757,6 +770,8 @@ def register_auto(frames: Iterable[np.ndarray], game: str, n: int = FRAMES,
                             geom)
         if game in OUTVOTE_CHECKED and not agree.all():
             _outvoted_check(images, np.roll(stack, turn, axis=1), agree, refit, geom)
+        if game in SMEAR_CHECKED:
+            _smear_check(grey, refit, geom, camera)
         corners = np.roll(refit, -turn, axis=0)
     reg = _registration(game, corners, list(kept), "auto", size, camera, lines, frames_lines)
     blur = reg.fit.get("lines_blur_mm", 0.0)
@@ -946,6 +961,35 @@ def _fit_given(image: np.ndarray, corners: np.ndarray, geom: Geometry) -> np.nda
         Refusal.OFF_LINES)
 
 
+def _smear_check(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
+                 camera: CameraCalibration | None) -> None:
+    """Refused (``FIT``) where the board's own lines in ``grey`` sought across a smear
+    (``read_tyr.smeared_shift``; with ``camera`` on ``grey`` undistorted) would move
+    ``corners`` more than ``SMEAR_REFUSE_MM``: its lines are smeared, and the
+    registration lies where one end of their smear does."""
+    from vision.read_tyr import smeared_shift
+
+    grey, corners = _undistorted(grey, corners, camera)
+    shift = smeared_shift(grey, BoardFix(corners, corners), geom)
+    if shift > SMEAR_REFUSE_MM:
+        raise RegistrationError(
+            f"the board's own lines, sought across a smear, place it up to {shift:.2f} mm "
+            f"off the registration (over {SMEAR_REFUSE_MM} mm): the image is blurred or "
+            f"moving and its lines cannot place the board to 1 mm; keep the camera still "
+            f"and focused, or {HAND}", Refusal.FIT)
+
+
+def _undistorted(grey: np.ndarray, corners: np.ndarray, camera: CameraCalibration | None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``grey`` and ``corners`` undistorted by ``camera``'s lens (as they are where it
+    has none)."""
+    if camera is None or not np.any(camera.dist):
+        return grey, corners
+    K, dist = np.asarray(camera.K, np.float64), np.asarray(camera.dist, np.float64)
+    return (cv2.undistort(np.asarray(grey), K, dist),
+            cv2.undistortPoints(corners.reshape(-1, 1, 2), K, dist, P=K).reshape(4, 2))
+
+
 def _on_own_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
                   camera: CameraCalibration | None = None) -> np.ndarray:
     """``corners`` refitted onto the board's own printed lines in ``grey`` (one channel)
@@ -962,8 +1006,8 @@ def _on_own_lines(grey: np.ndarray, corners: np.ndarray, geom: Geometry,
     if camera is None or not np.any(camera.dist):
         return _refitted(grey, corners, geom)
     K, dist = np.asarray(camera.K, np.float64), np.asarray(camera.dist, np.float64)
-    flat = cv2.undistortPoints(corners.reshape(-1, 1, 2), K, dist, P=K).reshape(4, 2)
-    fitted = _refitted(cv2.undistort(np.asarray(grey), K, dist), flat, geom)
+    flat_grey, flat = _undistorted(grey, corners, camera)
+    fitted = _refitted(flat_grey, flat, geom)
     if np.array_equal(fitted, flat):
         return corners
     ray = cv2.undistortPoints(fitted.reshape(-1, 1, 2), K, None).reshape(4, 2)

@@ -72,6 +72,13 @@ SPREAD_MM = 0.15
 #: 0.93 mm, 1.91); the refits of sharp boards end with it 0.22 mm off at most (dev Tyr
 #: 100..131, 1400..1519)
 STITCH_OFF_MM = 0.5
+#: ``smeared_shift``: the lines sought with these sides (mm; the grid's lips', the
+#: stitching's): 3 and 4 times ``LIP_SIDE_MM`` and ``STITCH_SIDE_MM``, wider than a line
+#: smeared by the camera's motion (3.8 px, 3.2 mm at 1.2 px a mm: dev Tyr 1612), whose
+#: light ridge the narrow sides find at one end of its smear (the stitching and the lips
+#: all at once 1.5..1.7 mm off at the true corners, 0.0..0.5 mm with these); on sharp
+#: boards both find the same (within 0.05 mm at the true corners of dev 1600, 1601, 1604)
+SMEAR_SIDES_MM = (3.3, 2.2)
 LINE_RISE = 0.01  # least response of a line piece (of the board's median grey): the
 # stitching of a blurred board rises 0.01..0.03 (dev 104, 109), placed within 0.5 mm
 
@@ -114,11 +121,12 @@ def _grid_lines(geom: Geometry, axis: int) -> np.ndarray:
     return np.array([g.mean() for g in groups])
 
 
-def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float) -> np.ndarray:
+def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float,
+           sides: tuple[float, float] = (LIP_SIDE_MM, STITCH_SIDE_MM)) -> np.ndarray:
     """Where the leather's light lines show against where the fix ``H0`` (board mm -> px)
     puts them, in a view rectified on the board: rows (u, v, axis, offset mm, response) as
     ``read_neunfeld._leather_lines`` gives them. Per line (the grid's, ``_grid_lines``,
-    with sides ``LIP_SIDE_MM``, and the stitching's, ``STITCH_SIDE_MM``) and per piece
+    with ``sides`` [0], and the stitching's, ``sides`` [1]; mm) and per piece
     along it, the profile across it averaged along the piece: the strongest light ridge
     within ``reach``, sub-pixel (``vision.own_lines.light_ridges``), kept where it rises
     ``LINE_RISE`` of the board's median grey and lies inside the reach (not at its end).
@@ -131,7 +139,7 @@ def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float) -> np
     motion: the grid's north-south lines 1.0 mm west of the true corners' lines, and the
     refit moved the finder's corners 0.73 -> 1.28 mm off; 0.46 with this)."""
     s = 1.0 / REFINE_PX_PER_MM
-    c = int(np.ceil((geom.width / 2 + reach + LIP_SIDE_MM + LIP_PLAY_MM) / s)) + 2
+    c = int(np.ceil((geom.width / 2 + reach + max(sides) + LIP_PLAY_MM) / s)) + 2
     n = 2 * c + 1
     to_mm = np.array([[s, 0, -c * s], [0, -s, c * s], [0, 0, 1]])
     view = cv2.warpPerspective(grey, H0 @ to_mm, (n, n),
@@ -146,8 +154,8 @@ def _lines(grey: np.ndarray, H0: np.ndarray, geom: Geometry, reach: float) -> np
         along = sign * (c - np.arange(n)) * s
         bands = np.stack([img[np.abs(along - t) <= PIECE_MM].mean(axis=0) for t in pieces])
         found = []
-        for at, side_mm, play in ((_grid_lines(geom, axis), LIP_SIDE_MM, LIP_PLAY_MM),
-                                  (np.array([-stitch, stitch]), STITCH_SIDE_MM, 0.0)):
+        for at, side_mm, play in ((_grid_lines(geom, axis), sides[0], LIP_PLAY_MM),
+                                  (np.array([-stitch, stitch]), sides[1], 0.0)):
             wide = reach + play
             window = np.arange(-round(wide / s), round(wide / s) + 1)
             idx = c + np.round(sign * at / s).astype(int)[None, :]  # (1, lines)
@@ -192,6 +200,15 @@ def refine(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> BoardFix:
             fix, found, H = moved, again, homography(moved, geom)
     spread = float(np.median(np.abs(found[:, 3]))) if len(found) else np.inf
     return fix if spread <= SPREAD_MM and _stitch_off(found, geom) <= STITCH_OFF_MM else start
+
+
+def smeared_shift(grey: np.ndarray, fix: BoardFix, geom: Geometry) -> float:
+    """How far (mm, the largest corner coordinate) the board's lines sought with sides
+    wider than a smear (``SMEAR_SIDES_MM``) would move ``fix``: their robust fit
+    (``read_neunfeld._corner_shift``); 0 where too few show."""
+    found = _lines(grey, homography(fix, geom), geom, REFINE_REACH_MM, SMEAR_SIDES_MM)
+    shift = _corner_shift(found, geom, np.arange(8))
+    return 0.0 if shift is None else float(np.abs(shift).max())
 
 
 def _stitch_off(found: np.ndarray, geom: Geometry) -> float:

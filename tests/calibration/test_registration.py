@@ -616,6 +616,21 @@ def test_a_tyr_refit_carried_off_its_stitching_by_smeared_lips_is_not_kept():
     assert registration.error_against_truth(reg, truth)["max_mm"] < 0.6
 
 
+def test_tyr_placed_on_one_end_of_its_smeared_lines_is_refused():
+    """Dev render, Tyr overhead 1612 (3.8 px of motion at 30 degrees): each light line,
+    smeared wider than the sides its ridge is sought with, shows its ridge at one end of
+    its smear, the stitching and the grid's lips alike, 1.6 mm east of the true corners'
+    lines; the refit took the board there as a whole (stored 1.69 mm off, its pieces a
+    median 0.08 mm off it). Sought with sides wider than the smear
+    (``read_tyr.smeared_shift``) they call for a move of 1.6 mm, over ``SMEAR_REFUSE_MM``:
+    refused, saying so."""
+    frames, truth, _ = _three_frames("tyr", "overhead", 1612)
+    camera = _true_camera(truth)
+    with pytest.raises(RegistrationError, match="sought across a smear") as refused:
+        registration.register_auto(frames, "tyr", n=3, camera=camera)
+    assert refused.value.reason == registration.Refusal.FIT
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode, seed, bound", [("oblique", 1411, 1.0), ("oblique", 1526, 0.6)])
 def test_tyr_where_its_own_lines_do_not_place_it_has_its_sides_fitted(mode, seed, bound):
