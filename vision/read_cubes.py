@@ -38,7 +38,7 @@ once (array operations, no per-field loop):
   in doubt, and too many give up the least likely, read empty in doubt
   (``_whites_in_play``; likeliest by the probability before ``SECOND_CAP``, and where
   too few are read, the empty fields the model has not read are read by it first, one
-  more run, ``_white_or_empty``);
+  more run, ``_white_or_empty``; where too many, the white ones);
 - *side*: the central disc is white (active side up) or black (inactive);
 - *digit*: read by ``models/stone.onnx`` (``vision.classifier.shared("stone")``, heads
   kind / digit / side, ``vision.classifier.stone_token``; crop: ``stone_crop``, rectified
@@ -60,14 +60,17 @@ once (array operations, no per-field loop):
   alternatives.
 
 The players: which colour sits where and in what order is the table's set-up, not seen
-(the rules' default seating for the number of dependency cards seen, ``players`` of the
-calibration where it gives one); the dependency card before each seat (a white card with a
-large coloured disc, on the table beside the board) is found as the place, near where that
-seat's card lies, whose disc differs most from a light ring of card around it
-(``_cards``), and named by the disc's colour balanced on that ring. There is one card per
-playing colour: of two seats showing one colour the surer keeps it
-(``_one_card_per_colour``), and one card not seen (beyond the frame's edge) where all
-the others were is the playing colour they leave (``_last_card``).
+(the rules' default seating for the number of dependency cards seen and the stones'
+colours, ``players`` of the calibration where it gives one; where the colours the model
+reads seat other players than those seen, its seating holds, and where it seats a colour
+elsewhere the stones are read again turned for it, ``_same_seats``); the dependency card
+before each seat (a white card with a large coloured disc, on the table beside the
+board) is found as the place, near where that seat's card lies, whose disc differs most
+from a light ring of card around it (``_cards``), and named by the disc's colour
+balanced on that ring. There is one card per playing colour: of two seats showing one
+colour the surer keeps it (``_one_card_per_colour``), and one card not seen (beyond the
+frame's edge) where all the others were is the playing colour they leave
+(``_last_card``).
 """
 
 from __future__ import annotations
@@ -627,17 +630,26 @@ def _players(cards: dict, colours: set[str], calibration: dict | None) -> list[d
     return players
 
 
-def _same_seats(players: list[dict], again: list[dict], read: set[str]) -> bool:
+def _other_players(players: list[dict], again: list[dict], read: set[str]) -> bool:
     """Whether the players ``again`` (``_players`` of the stones' colours the model read,
-    ``read``) are other players than ``players`` (of the colours the classical look saw)
-    that seat every colour of ``read`` where ``players`` did, so that the stones were read
-    turned for their seats (``upright``) either way: a black stone seen orange in a warm
-    light (dev 340) made orange a player who is not there, whose count of white stones
-    (``_whites_in_play``) then gave up right ones; without the model (``read`` empty) or
-    with the calibration's players nothing changes."""
+    ``read``) are other players than ``players`` (of the colours the classical look saw):
+    a black stone seen orange in a warm light (dev 340) made orange a player who is not
+    there, whose count of white stones (``_whites_in_play``) then gave up right ones;
+    without the model (``read`` empty) or with the calibration's players nothing
+    changes."""
+    return bool(read) and [(p["colour"], p["seat"]) for p in again] != [
+        (p["colour"], p["seat"]) for p in players]
+
+
+def _same_seats(players: list[dict], again: list[dict], read: set[str]) -> bool:
+    """Whether the players ``again`` seat every colour of ``read`` where ``players`` did,
+    so that the stones were read turned for their seats (``upright``) either way; else
+    ``read`` reads them again. Dev 2953, 2964 (two players, blue south and red north):
+    an empty field seen black made black a third player, seated north, and red moved
+    west; the red stones read a quarter turn off (R2 -> R3, R6 -> R5) and the count of
+    white stones for three gave up two right ones."""
     seats = {p["colour"]: p["seat"] for p in players}
-    return bool(read) and [(p["colour"], p["seat"]) for p in again] != list(seats.items()) and all(
-        seats.get(p["colour"]) == p["seat"] for p in again if p["colour"] in read)
+    return all(seats.get(p["colour"]) == p["seat"] for p in again if p["colour"] in read)
 
 
 def _one_card_per_colour(cards: dict) -> dict:
@@ -876,6 +888,28 @@ def _white_or_empty(kind, white: float, from_above: bool) -> float | None:
     return float(1 / (1 + np.exp(-z)))
 
 
+def _stone_predictions(image: np.ndarray, H6: np.ndarray, geom: Geometry, calibration,
+                       model, fields: dict, fields_read: list[int], n_stones: int,
+                       players: list[dict]) -> list:
+    """The stone model's readings of ``fields_read`` (its first ``n_stones`` the fields
+    read as stones, the rest the doubted white-or-empty ones), each stone's crop turned
+    for the seat of its colour's player in ``players`` (``upright``, ``_owner_turns``,
+    ``_best_turns``), the digits of each colour read jointly (``_one_of_each``)."""
+    turns = {LETTERS[p["colour"]]: reading_turns(p["seat"]) for p in players}
+    crops = [stone_crop(image, H6, geom.cells[i][1], geom.cells[i][2]) for i in fields_read]
+    used = [0] * n_stones  # the quarter turns each stone's crop is read at
+    for k, i in enumerate(fields_read[:n_stones]):
+        colour = fields["colour"][i]
+        if colour is not None and LETTERS[colour] in turns:
+            used[k] = turns[LETTERS[colour]]
+            crops[k] = upright(crops[k], used[k])
+    predictions = predict(calibration, "stone", model, crops, 5)
+    _owner_turns(calibration, model, crops, predictions, used, turns)
+    _best_turns(calibration, model, crops[:n_stones], predictions)
+    _one_of_each(predictions, n_stones, model.heads["digit"])
+    return predictions
+
+
 def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
          calibration: dict | None = None) -> Reading:
     """The position of a Cubes board in ``image``."""
@@ -902,23 +936,14 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     doubted = [i for i in plain if DOUBT[0] <= white[i] < DOUBT[1]] if knows_empty else []
     predictions = None
     if model is not None and stones + doubted:  # one run for all of the frame's crops
-        seats = {LETTERS[p["colour"]]: p["seat"] for p in reading.position["players"]}
-        crops = [stone_crop(image, H6, geom.cells[i][1], geom.cells[i][2])
-                 for i in stones + doubted]
-        turns = {letter: reading_turns(seat) for letter, seat in seats.items()}
-        used = [0] * len(stones)  # the quarter turns each stone's crop is read at
-        for k, i in enumerate(stones):
-            colour = fields["colour"][i]
-            if colour is not None and LETTERS[colour] in turns:
-                used[k] = turns[LETTERS[colour]]
-                crops[k] = upright(crops[k], used[k])
-        predictions = predict(calibration, "stone", model, crops, 5)
-        _owner_turns(calibration, model, crops, predictions, used, turns)
-        _best_turns(calibration, model, crops[:len(stones)], predictions)
-        _one_of_each(predictions, len(stones), model.heads["digit"])
+        predictions = _stone_predictions(image, H6, geom, calibration, model, fields,
+                                         stones + doubted, len(stones), players)
         read = {p["kind"].label for p in predictions[:len(stones)]} - {"white", "empty"}
         again = _players(seen_cards, read, calibration)
-        if _same_seats(players, again, read):
+        if _other_players(players, again, read):
+            if not _same_seats(players, again, read):  # read again turned for the seats
+                predictions = _stone_predictions(image, H6, geom, calibration, model, fields,
+                                                 stones + doubted, len(stones), again)
             players, cards = again, _last_card(again, seen_cards)
             reading.position["players"] = players
     from_above = float(np.hypot(*fields["shift"])) < SLANTED_MM
@@ -972,11 +997,14 @@ def read(image: np.ndarray, fix: BoardFix, geom: Geometry,
     # the count of white stones in play, where the players are known (the calibration's,
     # or every listed player's card read)
     counted = bool((calibration or {}).get("players")) or all(p["dependency"] for p in players)
-    ask = [i for i in plain if i not in second and p_white[i] < 0.5] if (
-        counted and knows_empty and _white_gap(grid, p_white, len(players)) > 0) else []
+    gap = _white_gap(grid, p_white, len(players)) if counted and knows_empty else 0
+    ask = [i for i in plain if i not in second and (p_white[i] < 0.5) == (gap > 0)] if (
+        gap) else []
     if ask:  # too few white stones: the empty fields the count chooses among that the
         # model has not read (the test surer than DOUBT) are read now (one more run), so
-        # that they are ordered by test and model together
+        # that they are ordered by test and model together; too many: the white ones
+        # (dev 10067: two empty fields read white at 0.9995 and 0.99995 by the test alone
+        # outranked two white stones at 0.983 and 0.996, which the count gave up)
         crops = [stone_crop(image, H6, geom.cells[i][1], geom.cells[i][2]) for i in ask]
         for i, p in zip(ask, predict(calibration, "stone", model, crops, 5), strict=True):
             both = _white_or_empty(p["kind"], float(white[i]), from_above)
